@@ -1,0 +1,77 @@
+// Command guard makes the LOCK-SYSTEM protocol enforceable: git hooks, a publish
+// wrapper, audits and agent hooks that refuse to touch an area under someone else's
+// active lock.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Set by the linker (see .goreleaser.yaml).
+var (
+	version = "dev"
+	commit  = "none"
+	date    = "unknown"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run is main's only job: read the process's world into a guard.Env, run the command
+// tree, and turn the outcome into an exit code.
+func run(args []string) int {
+	env := processEnv()
+	root := newRootCmd(env, buildInfo{version, commit, date})
+	root.SetArgs(args)
+	err := root.Execute()
+	var ee *guard.ExitError
+	if err != nil && (!errors.As(err, &ee) || ee.Err != nil) {
+		fmt.Fprintf(env.Stderr, "guard: %v\n", err)
+	}
+	return guard.ExitCode(err)
+}
+
+func processEnv() *guard.Env {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	wd, _ := os.Getwd()
+	exe, err := os.Executable()
+	if err == nil {
+		if p, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = p
+		}
+	}
+	return &guard.Env{
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Clock:      lockcore.ClockFunc(time.Now),
+		User:       name,
+		Hostname:   host,
+		Dir:        wd,
+		Getenv:     os.Getenv,
+		StdinTTY:   term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
+		Executable: exe,
+	}
+}

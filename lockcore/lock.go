@@ -1,0 +1,262 @@
+package lockcore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Lock is one lock file as read from disk.
+type Lock struct {
+	Name
+	// Path is the lock file's absolute path; Dir is the directory it sits in (the root
+	// of the area it covers).
+	Path string
+	Dir  string
+	// Fields is the parsed body.
+	Fields Fields
+
+	Owner            string
+	Host             string // the host field of the body (team locks also have Name.Host)
+	Purpose          string
+	ReleaseCondition string
+	// Mode is "hard" or "soft".
+	Mode       string
+	Operations []string
+
+	// Created is the created field read in the local zone, or the file's mtime when
+	// the field is missing or unparseable (CreatedSource says which).
+	Created       time.Time
+	CreatedSource string // "header" or "mtime"
+	// ExpiresAfter is the lifetime (DefaultExpiry when missing or invalid).
+	ExpiresAfter time.Duration
+	// expiryOverflow is set when expires_after is too large to represent.
+	expiryOverflow bool
+	// NotBefore is an until lock's moment; nil when missing or unparseable.
+	NotBefore *time.Time
+	ModTime   time.Time
+
+	// ContentUser is set when the body, not the name, makes this a user lock
+	// (removable_by: user, type: user, or a line starting with LOCK.user), unless it
+	// is a bulk lock.
+	ContentUser bool
+
+	// ReadErr is set when the file exists but could not be read; such a lock is still
+	// reported and still stops (fail closed), with fields empty.
+	ReadErr error
+}
+
+// ReadLock reads the lock file at path (whose base name must classify as a lock),
+// reading local times in loc. A lock file that cannot be read is still returned, with
+// ReadErr set; err is non-nil only when the file does not exist, is not a regular
+// file, or is not a lock name.
+func ReadLock(path string, loc *time.Location) (*Lock, error) {
+	name, ok := Classify(filepath.Base(path))
+	if !ok {
+		return nil, fmt.Errorf("%s: not a lock file name", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read lock", Path: abs, Err: errors.New("not a regular file")}
+	}
+	data, rerr := readPrefix(abs, MaxLockFileSize)
+	return newLock(name, abs, data, rerr, st.ModTime(), loc), nil
+}
+
+// ParseLock builds a Lock from a body already in memory, as if read from path with
+// the given modification time. It is what ReadLock uses once the file is read.
+func ParseLock(path string, data []byte, modTime time.Time, loc *time.Location) (*Lock, error) {
+	name, ok := Classify(filepath.Base(path))
+	if !ok {
+		return nil, fmt.Errorf("%s: not a lock file name", path)
+	}
+	return newLock(name, path, data, nil, modTime, loc), nil
+}
+
+func newLock(name Name, path string, data []byte, rerr error, modTime time.Time, loc *time.Location) *Lock {
+	if loc == nil {
+		loc = time.Local
+	}
+	l := &Lock{Name: name, Path: path, Dir: filepath.Dir(path), ModTime: modTime.In(loc), ReadErr: rerr}
+	l.Fields = ParseFields(data)
+	get := func(k string) string { return l.Fields.Values[k] }
+	l.Owner = get("owner")
+	l.Host = get("host")
+	l.Purpose = get("purpose")
+	if l.Purpose == "" {
+		l.Purpose = get("task")
+	}
+	l.ReleaseCondition = get("release_condition")
+	l.Mode = "hard"
+	if strings.EqualFold(get("mode"), "soft") {
+		l.Mode = "soft"
+	}
+	l.Operations = SplitOperations(get("operations"))
+	if t, ok := ParseTime(get("created"), loc); ok {
+		l.Created, l.CreatedSource = t, "header"
+	} else {
+		l.Created, l.CreatedSource = l.ModTime, "mtime"
+	}
+	l.ExpiresAfter, _, l.expiryOverflow = ParseDuration(get("expires_after"))
+	if v, ok := l.Fields.Values["not_before"]; ok {
+		if t, ok := ParseTime(v, loc); ok {
+			l.NotBefore = &t
+		}
+	}
+	if l.Kind != User && l.Kind != Legacy && contentUser(l.Fields) {
+		l.ContentUser = true
+		l.Kind = User
+	}
+	return l
+}
+
+// contentUser reports whether a lock body declares a user lock whatever its name:
+// removable_by: user, type: user, or a line starting with "LOCK.user" (the reference's
+// later versions); a bulk lock (created_by: bulk) never is one.
+func contentUser(f Fields) bool {
+	if strings.EqualFold(f.Values["created_by"], "bulk") {
+		return false
+	}
+	if strings.EqualFold(f.Values["removable_by"], "user") || strings.EqualFold(f.Values["type"], "user") {
+		return true
+	}
+	for _, line := range f.Lines {
+		if strings.HasPrefix(strings.TrimSpace(line), "LOCK.user") {
+			return true
+		}
+	}
+	return false
+}
+
+// readPrefix reads at most max bytes of the file without blocking on a FIFO that was
+// swapped in after the caller's stat.
+func readPrefix(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// Protected reports whether the lock is of a kind that never expires by time and is
+// never pruned or removed by a lockdown undo: user, condition, until, or an ambiguous
+// name.
+func (l *Lock) Protected() bool {
+	switch l.Kind {
+	case User, Condition, Until:
+		return true
+	}
+	return l.Ambiguous
+}
+
+// ExpiresAt returns the moment the lock expires, and false when it never expires by
+// time (protected, legacy, an until lock without a usable not_before).
+func (l *Lock) ExpiresAt() (time.Time, bool) {
+	switch {
+	case l.Ambiguous, l.Kind == Legacy, l.Kind == User, l.Kind == Condition:
+		return time.Time{}, false
+	case l.Kind == Until:
+		if l.NotBefore == nil || !l.untilReleasesAtDeadline() {
+			return time.Time{}, false
+		}
+		return *l.NotBefore, true
+	case l.expiryOverflow:
+		// The reference treats an unrepresentable lifetime as already over.
+		return l.Created, true
+	}
+	return l.Created.Add(l.ExpiresAfter), true
+}
+
+// untilReleasesAtDeadline: with a release_condition the deadline alone releases an
+// until lock only under release_mode: any.
+func (l *Lock) untilReleasesAtDeadline() bool {
+	if strings.TrimSpace(l.ReleaseCondition) == "" {
+		return true
+	}
+	return strings.EqualFold(strings.TrimSpace(l.Fields.Values["release_mode"]), "any")
+}
+
+// Expired reports whether the lock has expired at now (strictly after its expiry).
+func (l *Lock) Expired(now time.Time) bool {
+	at, ok := l.ExpiresAt()
+	if !ok {
+		return false
+	}
+	if l.expiryOverflow && l.Kind != Until {
+		return true
+	}
+	return now.After(at)
+}
+
+// Active reports whether the lock still holds at now.
+func (l *Lock) Active(now time.Time) bool { return !l.Expired(now) }
+
+// Prunable reports whether prune may remove the lock: expired, and neither legacy nor
+// protected.
+func (l *Lock) Prunable(now time.Time) bool {
+	return l.Kind != Legacy && !l.Protected() && l.Expired(now)
+}
+
+// Soft reports whether the lock only warns.
+func (l *Lock) Soft() bool { return l.Mode == "soft" }
+
+var fenceRE = regexp.MustCompile(`^\d{1,19}$`)
+
+// Fence returns the lock's fence number; ok is false when the field is missing or is
+// not a decimal number that fits in 63 bits (a lock that predates fencing).
+func (l *Lock) Fence() (fence int64, ok bool) {
+	v := strings.TrimSpace(l.Fields.Values["fence"])
+	if !fenceRE.MatchString(v) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// Token returns the token field (empty when the lock has none).
+func (l *Lock) Token() string { return l.Fields.Values["token"] }
+
+// BulkCreated reports whether the lock was written by a lockdown.
+func (l *Lock) BulkCreated() bool {
+	return strings.EqualFold(strings.TrimSpace(l.Fields.Values["created_by"]), "bulk")
+}
+
+// CoversOperation reports whether the lock blocks op: a lock with an operations list
+// blocks only those (compared ignoring case), one without blocks every operation.
+func (l *Lock) CoversOperation(op string) bool {
+	if len(l.Operations) == 0 {
+		return true
+	}
+	for _, o := range l.Operations {
+		if strings.EqualFold(o, op) {
+			return true
+		}
+	}
+	return false
+}
