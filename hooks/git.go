@@ -1,0 +1,135 @@
+// Package hooks runs guard's git hooks: it asks git which paths a commit or a push
+// would publish and asks the policy (package guard) whether the locks allow it. The
+// hooks never decide on their own; they gather inputs and report the policy's answer.
+//
+// guard calls the git binary rather than reading the repository with go-git: on a
+// repository of 100,000 files git's index diff is the floor, and go-git's is far
+// slower (bench/README.md, "## hooks").
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// Git runs the git binary in one repository. Dir is the directory git runs in; Env is
+// its whole environment (nil: an empty environment plus nothing, so callers pass the
+// environment they were given, including GIT_DIR and GIT_INDEX_FILE as git sets them
+// for hooks).
+type Git struct {
+	Dir string
+	Env []string
+}
+
+// GitError is a failed git command: the arguments, git's exit code and its stderr.
+type GitError struct {
+	Args   []string
+	Code   int
+	Stderr string
+	Err    error
+}
+
+func (e *GitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// Run runs git with args and returns its stdout. A non-zero exit is a *GitError that
+// names the command and carries git's stderr.
+func (g Git) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return g.RunInput(ctx, nil, args...)
+}
+
+// RunInput is Run with stdin fed from input (nil: no input).
+func (g Git) RunInput(ctx context.Context, input []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = g.Dir
+	cmd.Env = g.Env
+	if input != nil {
+		cmd.Stdin = bytes.NewReader(input)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		ge := &GitError{Args: args, Code: -1, Stderr: stderr.String(), Err: err}
+		var xe *exec.ExitError
+		if errors.As(err, &xe) {
+			ge.Code = xe.ExitCode()
+		}
+		return stdout.Bytes(), ge
+	}
+	return stdout.Bytes(), nil
+}
+
+// Line runs git and returns its stdout's first line, trimmed.
+func (g Git) Line(ctx context.Context, args ...string) (string, error) {
+	out, err := g.Run(ctx, args...)
+	if err != nil {
+		return "", err
+	}
+	s := string(out)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s), nil
+}
+
+// ChangedPaths returns the paths (relative to the repository's top level, sorted,
+// unique) changed by the commits reachable from head but not from base: both sides of
+// every rename or copy, deletions included. An empty base means every commit reachable
+// from head, a root commit contributing its whole tree.
+func ChangedPaths(ctx context.Context, g Git, base, head string) ([]string, error) {
+	rng := []string{head}
+	if base != "" {
+		rng = []string{head, "--not", base}
+	}
+	return LogPaths(ctx, g, rng...)
+}
+
+// LogPaths returns the paths changed by the commits that `git log revs...` lists, with
+// a single git process whatever the number of commits: `git log --name-only -z` over
+// the range. Renames are not detected (--no-renames), so both sides of a rename appear
+// as a deletion and an addition. Root commits contribute their whole tree (git log
+// shows a root commit's diff against the empty tree). A merge commit contributes the
+// paths it changed relative to every parent (conflict resolutions, "evil" merges); the
+// commits it merges are in the range themselves or already published.
+func LogPaths(ctx context.Context, g Git, revs ...string) ([]string, error) {
+	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--name-only", "-z", "--format=", "--diff-merges=combined", "--no-ext-diff", "--no-textconv"}, revs...)
+	args = append(args, "--")
+	out, err := g.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return uniqueZ(out), nil
+}
+
+// uniqueZ splits NUL-separated git output into sorted unique non-empty names. git log
+// with --format= separates commits with an extra newline, which is trimmed away.
+func uniqueZ(out []byte) []string {
+	seen := make(map[string]struct{})
+	var paths []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		s := strings.TrimLeft(string(f), "\n")
+		if s == "" {
+			continue
+		}
+		if _, ok := seen[s]; ok {
+			continue
+		}
+		seen[s] = struct{}{}
+		paths = append(paths, s)
+	}
+	slices.Sort(paths)
+	return paths
+}
