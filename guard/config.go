@@ -1,0 +1,104 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+)
+
+// ConfigFileName is the name of guard's per-repository configuration file.
+const ConfigFileName = ".guard.toml"
+
+// Config is .guard.toml (CONTRACT.md section 6).
+type Config struct {
+	// Path is the file the configuration was read from ("" for the zero config);
+	// Dir is its directory.
+	Path string `toml:"-"`
+	Dir  string `toml:"-"`
+
+	Owner     string `toml:"owner"`
+	Host      string `toml:"host"`
+	RootsFile string `toml:"roots_file"`
+	// Scopes maps a lock scope to globs, relative to the lock's directory, of the
+	// paths that scope covers ("*" within a segment, "**" across segments).
+	Scopes  map[string][]string `toml:"scopes"`
+	Publish PublishConfig       `toml:"publish"`
+	GitHub  GitHubConfig        `toml:"github"`
+	// APIURL is also accepted at the top level, as CONTRACT.md section 6 lists it.
+	APIURL string      `toml:"api_url"`
+	Agent  AgentConfig `toml:"agent"`
+}
+
+// PublishConfig is the [publish] table.
+type PublishConfig struct {
+	// Commands maps command words ("make release") to the operation they perform.
+	Commands map[string]string `toml:"commands"`
+	// RequirePublic refuses publication when no PUBLIC.txt approves it.
+	RequirePublic bool `toml:"require_public"`
+}
+
+// GitHubConfig is the [github] table.
+type GitHubConfig struct {
+	Owners []string `toml:"owners"`
+	APIURL string   `toml:"api_url"`
+	// Strict makes an unknown repository visibility a refusal in the pre-push check.
+	Strict bool `toml:"strict"`
+}
+
+// AgentConfig is the [agent] table.
+type AgentConfig struct {
+	// Claim makes an agent's first write into a free area claim it.
+	Claim bool `toml:"claim"`
+	// ClaimExpires is the lifetime of such a claim (default 30m).
+	ClaimExpires string `toml:"claim_expires"`
+}
+
+// GitHubAPIURL returns the configured API base URL, [github] first.
+func (c *Config) GitHubAPIURL() string {
+	if c.GitHub.APIURL != "" {
+		return c.GitHub.APIURL
+	}
+	return c.APIURL
+}
+
+// LoadConfig reads the configuration file at path. A malformed file is an error that
+// names the file and the line.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{Path: path, Dir: filepath.Dir(path)}
+	if _, err := toml.Decode(string(data), cfg); err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return nil, fmt.Errorf("%s:%d: %s", path, perr.Position.Line, perr.Message)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// FindConfig returns the .guard.toml that governs dir: the nearest one in dir or above
+// it, stopping at the repository root (the first directory holding .git). It returns
+// an empty Config (never nil) when there is none.
+func FindConfig(dir string) (*Config, error) {
+	for d := filepath.Clean(dir); ; {
+		p := filepath.Join(d, ConfigFileName)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return LoadConfig(p)
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return &Config{}, nil
+}

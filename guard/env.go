@@ -1,0 +1,122 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Identity is who is acting: a lock does not stop its own owner, and a team lock does
+// not stop agents on its own host.
+type Identity struct {
+	Owner string
+	Host  string
+}
+
+// Env is the world a command runs in. main builds it from the process (os.Args,
+// os.Getenv, time.Now, os.Hostname are read there and only there); tests build it with
+// in-memory streams, a fixed clock and a pinned identity.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Clock  lockcore.Clock
+	// User and Hostname are the OS user name and machine host name, the last fallback
+	// of the identity.
+	User     string
+	Hostname string
+	// Dir is the working directory (absolute).
+	Dir string
+	// Getenv reads the environment the command may see.
+	Getenv func(string) string
+	// StdinTTY and StdoutTTY report whether those streams are terminals: a user lock is
+	// only removed by a person at a terminal, and colour is only for terminals.
+	StdinTTY  bool
+	StdoutTTY bool
+	// Executable is the absolute path of the running guard binary (recorded by
+	// install).
+	Executable string
+}
+
+// Env returns the value of an environment variable ("" when Getenv is nil).
+func (e *Env) Env(key string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(key)
+}
+
+// ResolveIdentity applies CONTRACT.md section 2: owner is the flag, else GUARD_OWNER,
+// else owner in .guard.toml, else <user>@<host>; host is the flag, else GUARD_HOST,
+// else host in .guard.toml, else the machine's host name. cfg may be nil.
+func ResolveIdentity(env *Env, flagOwner, flagHost string, cfg *Config) Identity {
+	id := Identity{Owner: flagOwner, Host: flagHost}
+	if id.Host == "" {
+		id.Host = env.Env("GUARD_HOST")
+	}
+	if id.Host == "" && cfg != nil {
+		id.Host = cfg.Host
+	}
+	if id.Host == "" {
+		id.Host = env.Hostname
+	}
+	if id.Owner == "" {
+		id.Owner = env.Env("GUARD_OWNER")
+	}
+	if id.Owner == "" && cfg != nil {
+		id.Owner = cfg.Owner
+	}
+	if id.Owner == "" {
+		id.Owner = env.User + "@" + env.Hostname
+	}
+	return id
+}
+
+// Exit codes of every guard command (CONTRACT.md section 3).
+const (
+	ExitOK      = 0
+	ExitRefused = 1 // a lock, a marker or a check said no
+	ExitUsage   = 2 // usage error, bad input or config, internal error (hooks fail closed)
+	ExitLost    = 3 // guard lock lost a contest and removed its own lock
+	ExitAsk     = 4 // guard permissions answered ask
+)
+
+// ExitError carries a command's exit code. main prints Err (when non-nil) on stderr and
+// exits with Code.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Exitf returns an *ExitError with a formatted message (wrapping any %w argument).
+func Exitf(code int, format string, args ...any) error {
+	return &ExitError{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// Silent returns an *ExitError whose explanation was already written, so main prints
+// nothing more.
+func Silent(code int) error { return &ExitError{Code: code} }
+
+// ExitCode maps an error to the process exit code: nil is 0, an *ExitError its code,
+// anything else 2 (internal errors fail closed).
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitUsage
+}

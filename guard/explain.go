@@ -1,0 +1,182 @@
+package guard
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Explain writes the refusal for a person or an agent: for each lock, what it refuses
+// and which paths, who holds it since when and until when, why (purpose, release
+// condition), and what to do now. It writes the warnings too, and nothing when the
+// decision allows everything without warnings.
+func (d *Decision) Explain(w io.Writer) {
+	for _, s := range d.Warnings {
+		fmt.Fprintf(w, "guard: warning: %s\n", s)
+	}
+	if d.Allowed {
+		return
+	}
+	fmt.Fprintf(w, "guard: refused %s: %d path(s) blocked\n", strings.Join(d.Ops, "+"), len(d.Blocking))
+	type group struct {
+		lock  *lockcore.Lock
+		paths []string
+		why   string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, b := range d.Blocking {
+		key := b.Reason
+		if b.Lock != nil {
+			key = b.Lock.Path
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &group{lock: b.Lock, why: b.Reason}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		if b.Path != "" && !contains(g.paths, b.Path) {
+			g.paths = append(g.paths, b.Path)
+		}
+	}
+	for _, g := range groups {
+		fmt.Fprintln(w)
+		if g.lock == nil {
+			fmt.Fprintf(w, "  %s\n", g.why)
+			writePaths(w, g.paths)
+			continue
+		}
+		writeLock(w, g.lock, g.why, d.now)
+		writePaths(w, g.paths)
+		fmt.Fprintf(w, "  what now: %s\n", wayOut(g.lock, d.now))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func writePaths(w io.Writer, paths []string) {
+	const max = 20
+	for i, p := range paths {
+		if i == max {
+			fmt.Fprintf(w, "    ... and %d more\n", len(paths)-max)
+			break
+		}
+		fmt.Fprintf(w, "    blocked: %s\n", p)
+	}
+}
+
+func writeLock(w io.Writer, l *lockcore.Lock, why string, now time.Time) {
+	fmt.Fprintf(w, "  %s\n", why)
+	if l.ReadErr != nil {
+		return
+	}
+	fmt.Fprintf(w, "  lock: %s (kind %s, scope %s)\n", l.Path, l.Kind, l.Scope)
+	fmt.Fprintf(w, "  owner: %s", orUnknown(l.Owner))
+	if l.Host != "" {
+		fmt.Fprintf(w, " on %s", l.Host)
+	}
+	fmt.Fprintf(w, ", since %s", l.Created.Format("2006-01-02 15:04:05"))
+	if l.CreatedSource == "mtime" {
+		fmt.Fprint(w, " (file time; the lock has no readable created field)")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  until: %s\n", Until(l, now))
+	if l.Purpose != "" {
+		fmt.Fprintf(w, "  purpose: %s\n", l.Purpose)
+	}
+	if l.ReleaseCondition != "" {
+		fmt.Fprintf(w, "  release condition: %s\n", l.ReleaseCondition)
+	}
+	if len(l.Operations) > 0 {
+		fmt.Fprintf(w, "  locked operations: %s\n", strings.Join(l.Operations, ", "))
+	}
+	if l.Ambiguous {
+		fmt.Fprintln(w, "  note: the name combines reserved words, so guard holds it indefinitely (fail closed); rename it or use not_before + release_condition")
+	}
+}
+
+// Until says when a lock stops holding, in words.
+func Until(l *lockcore.Lock, now time.Time) string {
+	switch {
+	case l.Ambiguous:
+		return "indefinitely (ambiguous name)"
+	case l.Kind == lockcore.Legacy:
+		return "removed by hand (legacy lock, never expires)"
+	case l.Kind == lockcore.User:
+		return "the user removes it (user lock, never expires)"
+	case l.Kind == lockcore.Condition:
+		return "its release condition is met and the file is removed (condition lock, never expires)"
+	}
+	at, ok := l.ExpiresAt()
+	if !ok {
+		if l.Kind == lockcore.Until && l.NotBefore != nil {
+			return fmt.Sprintf("its release condition is met (not_before %s has passed or will pass, release_mode all)", l.NotBefore.Format("2006-01-02 15:04:05"))
+		}
+		return "removed (no usable not_before: held fail closed)"
+	}
+	left := at.Sub(now).Round(time.Minute)
+	return fmt.Sprintf("%s (in %s)", at.Format("2006-01-02 15:04:05"), left)
+}
+
+func wayOut(l *lockcore.Lock, now time.Time) string {
+	dir := l.Dir
+	switch {
+	case l.ReadErr != nil:
+		return fmt.Sprintf("fix the file's permissions or content (%s), or ask whoever wrote it", l.Path)
+	case l.Kind == lockcore.User:
+		return fmt.Sprintf("only the user removes a user lock: ask them (a person at a terminal can run `guard unlock --force %s`)", l.Path)
+	case l.Kind == lockcore.Condition || l.Kind == lockcore.Until && l.ReleaseCondition != "":
+		return fmt.Sprintf("work elsewhere, or meet the release condition, document it, then remove %s", l.Path)
+	case l.Kind == lockcore.Team:
+		return fmt.Sprintf("wait for host %s to finish, or pick a scope that does not overlap; ask %s before removing %s", orUnknown(l.Name.Host), orUnknown(l.Owner), filepath.Base(l.Path))
+	case l.Ambiguous:
+		return fmt.Sprintf("ask %s to rename or remove %s", orUnknown(l.Owner), l.Path)
+	}
+	s := fmt.Sprintf("wait until it expires or is released, ask %s to run `guard unlock %s`", orUnknown(l.Owner), dir)
+	return s + fmt.Sprintf(", or if it is abandoned, `guard unlock --force %s`", l.Path)
+}
+
+// BlockJSON is one entry of the "blocking" list of `guard check --json`.
+type BlockJSON struct {
+	Path   string         `json:"path"`
+	Lock   *lockcore.JSON `json:"lock"`
+	Reason string         `json:"reason"`
+}
+
+// DecisionJSON is the `guard check --json` document.
+type DecisionJSON struct {
+	Op       string      `json:"op"`
+	Ops      []string    `json:"ops"`
+	Allowed  bool        `json:"allowed"`
+	Blocking []BlockJSON `json:"blocking"`
+	Warnings []string    `json:"warnings"`
+}
+
+// ToJSON renders the decision as CONTRACT.md's check object.
+func (d *Decision) ToJSON() DecisionJSON {
+	j := DecisionJSON{Op: strings.Join(d.Ops, ","), Ops: d.Ops, Allowed: d.Allowed, Blocking: []BlockJSON{}, Warnings: d.Warnings}
+	if j.Warnings == nil {
+		j.Warnings = []string{}
+	}
+	for _, b := range d.Blocking {
+		bj := BlockJSON{Path: b.Path, Reason: b.Reason}
+		if b.Lock != nil {
+			lj := b.Lock.ToJSON(d.now)
+			bj.Lock = &lj
+		}
+		j.Blocking = append(j.Blocking, bj)
+	}
+	return j
+}

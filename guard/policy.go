@@ -1,0 +1,488 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Policy answers "may this identity do these operations on these paths now?". It is
+// the one place where guard decides; hooks, publish, ci and the agent hook gather
+// inputs and ask it. A Policy reads each directory at most once, so checking many
+// paths of one commit costs one read per distinct directory; make a new Policy for
+// each decision (it pins the moment it was made).
+type Policy struct {
+	env     *Env
+	id      Identity
+	now     time.Time
+	loc     *time.Location
+	dirs    map[string]dirLocks
+	configs map[string]*Config // by directory
+	cfgErrs map[string]error
+	trees   map[string][]string // working trees by working-tree top
+}
+
+type dirLocks struct {
+	locks []*lockcore.Lock
+	err   error
+}
+
+// NewPolicy returns a Policy for identity id at the env's current time.
+func NewPolicy(env *Env, id Identity) *Policy {
+	now := env.Clock.Now()
+	return &Policy{
+		env: env, id: id, now: now, loc: now.Location(),
+		dirs: map[string]dirLocks{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
+		trees: map[string][]string{},
+	}
+}
+
+// Now is the moment the policy decides at.
+func (p *Policy) Now() time.Time { return p.now }
+
+// Identity is who the policy decides for.
+func (p *Policy) Identity() Identity { return p.id }
+
+// Request is one question to the policy.
+type Request struct {
+	// Ops are the operations (edit, commit, push, release-tag, registry-upload, ...). A
+	// lock refuses the request when it blocks any of them. Empty means "edit".
+	Ops []string
+	// Paths are files or folders, absolute or relative to Env.Dir; they need not exist.
+	Paths []string
+	// Descend makes an existing folder in Paths also collide with the locks inside it
+	// (an operation on a folder touches its whole subtree).
+	Descend bool
+	// Fence and FenceFile are the caller's LOCK_FENCE and LOCK_FENCE_FILE: a holder that
+	// exported them is refused once its lease was superseded. RepoRoot, when set, is the
+	// repository being changed; the fence file must lie inside it.
+	Fence, FenceFile string
+	RepoRoot         string
+}
+
+// Block is one reason the policy refuses.
+type Block struct {
+	// Path is the requested path that is blocked (absolute).
+	Path string
+	// Lock is the lock that blocks it; nil when the reason is not a lock file (an
+	// unreadable directory, a superseded fence).
+	Lock *lockcore.Lock
+	// Reason says why, in a sentence.
+	Reason string
+}
+
+// Decision is the policy's answer.
+type Decision struct {
+	Ops      []string
+	Allowed  bool
+	Blocking []Block
+	// Warnings are soft locks, scope fallbacks and the like: they never refuse.
+	Warnings []string
+	now      time.Time
+}
+
+// Check answers req. The error is only for requests it cannot judge at all (a path
+// that cannot be made absolute); everything that cannot be read is a Block (fail
+// closed).
+func (p *Policy) Check(req Request) (*Decision, error) {
+	ops := req.Ops
+	if len(ops) == 0 {
+		ops = []string{"edit"}
+	}
+	d := &Decision{Ops: ops, Allowed: true, now: p.now}
+	warned := map[string]bool{}
+	warn := func(s string) {
+		if !warned[s] {
+			warned[s] = true
+			d.Warnings = append(d.Warnings, s)
+		}
+	}
+	for _, raw := range req.Paths {
+		abs := p.abs(raw)
+		for _, h := range p.hits(abs, req.Descend) {
+			p.judge(d, abs, h, ops, warn)
+		}
+	}
+	if req.Fence != "" || req.FenceFile != "" {
+		if b, ok := p.fenceBlock(req); ok {
+			d.Blocking = append(d.Blocking, b)
+		}
+	}
+	d.Allowed = len(d.Blocking) == 0
+	return d, nil
+}
+
+// Covering returns the active locks that cover dir: every active lock in dir itself,
+// and the locks above it (and in the other working trees of its repository) whose area
+// includes dir. Unreadable directories on the way are returned as errors.
+func (p *Policy) Covering(dir string) ([]*lockcore.Lock, []error) {
+	abs := p.abs(dir)
+	var locks []*lockcore.Lock
+	var errs []error
+	seen := map[string]bool{}
+	for _, h := range p.hits(abs, false) {
+		if h.err != nil {
+			errs = append(errs, h.err)
+			continue
+		}
+		if seen[h.lock.Path] || !h.lock.Active(p.now) {
+			continue
+		}
+		if h.lock.Dir != h.target {
+			if ok, _ := p.covers(h.lock, h.target); !ok {
+				continue
+			}
+		}
+		seen[h.lock.Path] = true
+		locks = append(locks, h.lock)
+	}
+	return locks, errs
+}
+
+func (p *Policy) abs(raw string) string {
+	if !filepath.IsAbs(raw) {
+		raw = filepath.Join(p.env.Dir, raw)
+	}
+	return filepath.Clean(raw)
+}
+
+// hit is a lock (or an unreadable directory) found on the way up from a path, with
+// target: the path as seen from the lock's working tree.
+type hit struct {
+	lock   *lockcore.Lock
+	target string
+	err    error
+}
+
+// hits collects every lock in the directory chain of abs: its own directory (abs itself
+// when it is a folder) and every directory above it to the file-system root, plus the
+// same relative directories in the repository's other working trees; with descend, also
+// the locks inside a folder.
+func (p *Policy) hits(abs string, descend bool) []hit {
+	start := abs
+	st, statErr := os.Stat(abs)
+	isDir := statErr == nil && st.IsDir()
+	if !isDir {
+		start = filepath.Dir(abs)
+	}
+	var out []hit
+	visit := func(dir, target string) {
+		dl := p.readDir(dir)
+		if dl.err != nil {
+			out = append(out, hit{target: target, err: dl.err})
+		}
+		for _, l := range dl.locks {
+			out = append(out, hit{lock: l, target: target})
+		}
+	}
+	for d := start; ; {
+		visit(d, abs)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if top := repoTop(start); top != "" {
+		rel, err := filepath.Rel(top, start)
+		relTarget, err2 := filepath.Rel(top, abs)
+		if err == nil && err2 == nil {
+			for _, tree := range p.workingTrees(top) {
+				if tree == top {
+					continue
+				}
+				target := filepath.Join(tree, relTarget)
+				for d := filepath.Join(tree, rel); ; d = filepath.Dir(d) {
+					visit(d, target)
+					if d == tree || len(d) < len(tree) {
+						break
+					}
+				}
+			}
+		}
+	}
+	if descend && isDir {
+		out = append(out, p.below(abs)...)
+	}
+	return out
+}
+
+// below finds the locks inside folder root (not root itself), skipping .git.
+func (p *Policy) below(root string) []hit {
+	var out []hit
+	_ = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if path != root {
+				out = append(out, hit{target: path, err: fmt.Errorf("%s: %w", path, err)})
+			}
+			return nil
+		}
+		if !e.IsDir() || path == root {
+			return nil
+		}
+		if e.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		dl := p.readDir(path)
+		if dl.err != nil {
+			out = append(out, hit{target: path, err: dl.err})
+		}
+		for _, l := range dl.locks {
+			// A lock inside the folder collides with an operation on the folder
+			// whatever its scope: its area lies within.
+			out = append(out, hit{lock: l, target: l.Dir})
+		}
+		return nil
+	})
+	return out
+}
+
+func (p *Policy) readDir(dir string) dirLocks {
+	if dl, ok := p.dirs[dir]; ok {
+		return dl
+	}
+	locks, err := lockcore.ReadDir(dir, p.loc)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
+			err = nil
+		} else {
+			err = fmt.Errorf("could not read directory %s: %w", dir, err)
+		}
+	}
+	dl := dirLocks{locks: locks, err: err}
+	p.dirs[dir] = dl
+	return dl
+}
+
+func (p *Policy) workingTrees(top string) []string {
+	if t, ok := p.trees[top]; ok {
+		return t
+	}
+	t := WorkingTrees(top)
+	p.trees[top] = t
+	return t
+}
+
+// config returns the .guard.toml governing dir (cached); a broken one is remembered as
+// an error so that scoped locks fall back to their whole directory (fail closed).
+func (p *Policy) config(dir string) (*Config, error) {
+	if c, ok := p.configs[dir]; ok {
+		return c, p.cfgErrs[dir]
+	}
+	c, err := FindConfig(dir)
+	if err != nil {
+		c = &Config{}
+	}
+	p.configs[dir], p.cfgErrs[dir] = c, err
+	return c, err
+}
+
+// judge decides what one hit means for the request.
+func (p *Policy) judge(d *Decision, abs string, h hit, ops []string, warn func(string)) {
+	if h.err != nil {
+		d.Blocking = append(d.Blocking, Block{Path: abs,
+			Reason: fmt.Sprintf("%v; guard could not see whether a lock covers this area, so it treats it as locked (fail closed)", h.err)})
+		return
+	}
+	l := h.lock
+	if !l.Active(p.now) || !coversAnyOp(l, ops) {
+		return
+	}
+	ok, note := p.covers(l, h.target)
+	if note != "" {
+		warn(note)
+	}
+	if !ok {
+		return
+	}
+	if l.ReadErr == nil && l.Owner != "" && l.Owner == p.id.Owner {
+		return
+	}
+	if l.Kind == lockcore.Team && l.Name.Host != "" && strings.EqualFold(l.Name.Host, p.id.Host) && l.ReadErr == nil {
+		if reason, blocked := TeamClaimBlocks(l, h.target, p.id); blocked {
+			d.Blocking = append(d.Blocking, Block{Path: abs, Lock: l, Reason: reason})
+		}
+		return
+	}
+	if l.Soft() {
+		warn(fmt.Sprintf("soft lock %s (owner %s) covers %s; soft locks only warn", l.Path, orUnknown(l.Owner), abs))
+		return
+	}
+	d.Blocking = append(d.Blocking, Block{Path: abs, Lock: l, Reason: reasonFor(l, ops)})
+}
+
+func coversAnyOp(l *lockcore.Lock, ops []string) bool {
+	for _, op := range ops {
+		if l.CoversOperation(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// covers reports whether lock l's area includes target (a path in or below l.Dir).
+// note is a warning to show when guard fell back to the whole directory.
+func (p *Policy) covers(l *lockcore.Lock, target string) (bool, string) {
+	if strings.EqualFold(l.Scope, lockcore.ProjectScope) || l.Kind == lockcore.Legacy {
+		return true, ""
+	}
+	rel, err := filepath.Rel(l.Dir, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false, ""
+	}
+	rel = filepath.ToSlash(rel)
+	cfg, cfgErr := p.config(l.Dir)
+	if cfgErr == nil {
+		for scope, globs := range cfg.Scopes {
+			if !strings.EqualFold(scope, l.Scope) {
+				continue
+			}
+			for _, g := range globs {
+				if globCovers(g, rel) {
+					return true, ""
+				}
+			}
+			return false, ""
+		}
+	}
+	folder := filepath.Join(l.Dir, filepath.FromSlash(strings.ReplaceAll(l.Scope, ".", "/")))
+	if st, err := os.Stat(folder); err == nil && st.IsDir() {
+		return rel == "." || within(filepath.Join(l.Dir, filepath.FromSlash(rel)), folder), ""
+	}
+	why := fmt.Sprintf("no [scopes] entry in .guard.toml and no folder %s", folder)
+	if cfgErr != nil {
+		why = fmt.Sprintf("the configuration could not be read (%v)", cfgErr)
+	}
+	return true, fmt.Sprintf("%s: scope %q has %s; guard treats the lock as covering all of %s (fail closed)", l.Path, l.Scope, why, l.Dir)
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+// globCovers reports whether glob (relative to the lock's directory, slash-separated;
+// "*" within a segment, "**" across segments) matches rel or one of its parent folders
+// (a folder glob covers the folder's subtree). rel "." is the lock's directory itself,
+// which a scoped lock covers only in part: it collides.
+func globCovers(glob, rel string) bool {
+	glob = strings.Trim(filepath.ToSlash(strings.TrimSpace(glob)), "/")
+	if rel == "." {
+		return true
+	}
+	parts := strings.Split(rel, "/")
+	for i := len(parts); i >= 1; i-- {
+		if MatchGlob(glob, strings.Join(parts[:i], "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchGlob matches a slash-separated path against a glob where "*" (and "?", "[...]")
+// stay within one segment and "**" spans any number of segments, including none.
+func MatchGlob(glob, name string) bool {
+	return matchSegs(strings.Split(glob, "/"), strings.Split(name, "/"))
+}
+
+func matchSegs(g, n []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			for len(g) > 0 && g[0] == "**" {
+				g = g[1:]
+			}
+			if len(g) == 0 {
+				return true
+			}
+			for i := 0; i <= len(n); i++ {
+				if matchSegs(g, n[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(n) == 0 {
+			return false
+		}
+		if ok, err := path.Match(g[0], n[0]); err != nil || !ok {
+			return false
+		}
+		g, n = g[1:], n[1:]
+	}
+	return len(n) == 0
+}
+
+// fenceBlock applies the fencing rule: a holder that exported LOCK_FENCE and
+// LOCK_FENCE_FILE must not write on once its lease was superseded.
+func (p *Policy) fenceBlock(req Request) (Block, bool) {
+	mk := func(reason string) (Block, bool) {
+		return Block{Path: req.FenceFile, Reason: reason + "; you were superseded (or never held the lease): stop writing, re-acquire the lock with `guard lock`, then export the new LOCK_FENCE"}, true
+	}
+	switch {
+	case req.Fence == "":
+		return mk(fmt.Sprintf("LOCK_FENCE_FILE is set (%s) but LOCK_FENCE is not", req.FenceFile))
+	case req.FenceFile == "":
+		return mk("LOCK_FENCE is set but LOCK_FENCE_FILE is not")
+	}
+	file := p.abs(req.FenceFile)
+	if req.RepoRoot != "" && !within(file, p.abs(req.RepoRoot)) {
+		return mk(fmt.Sprintf("LOCK_FENCE_FILE %s lies outside the repository being changed (%s)", file, req.RepoRoot))
+	}
+	state, why := lockcore.FenceStatus(file, req.Fence, p.now, p.loc)
+	if state == lockcore.FenceHeld {
+		return Block{}, false
+	}
+	return mk(fmt.Sprintf("fence %s on %s: %s", req.Fence, file, why))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// reasonFor is the one-sentence reason a lock refuses ops.
+func reasonFor(l *lockcore.Lock, ops []string) string {
+	var b strings.Builder
+	kind := string(l.Kind)
+	if l.Ambiguous {
+		kind = "ambiguous-name"
+	}
+	fmt.Fprintf(&b, "%s lock %s", kind, l.Path)
+	if l.ReadErr != nil {
+		fmt.Fprintf(&b, " could not be read (%v); it is treated as held (fail closed)", l.ReadErr)
+		return b.String()
+	}
+	fmt.Fprintf(&b, " held by %s", orUnknown(l.Owner))
+	if l.Kind == lockcore.Team {
+		if l.Name.Host == "" {
+			b.WriteString(" (a team lock without a host stops every host)")
+		} else {
+			fmt.Fprintf(&b, " on host %s", l.Name.Host)
+		}
+	}
+	if len(l.Operations) > 0 {
+		fmt.Fprintf(&b, " blocks %s", strings.Join(matchingOps(l, ops), ", "))
+	}
+	return b.String()
+}
+
+func matchingOps(l *lockcore.Lock, ops []string) []string {
+	var out []string
+	for _, op := range ops {
+		if l.CoversOperation(op) {
+			out = append(out, op)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

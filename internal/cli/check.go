@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// CheckOptions are the inputs of `guard check`.
+type CheckOptions struct {
+	Env   *guard.Env
+	Op    string
+	Owner string
+	Host  string
+	JSON  bool
+	Paths []string
+}
+
+// RunCheck answers whether Op may be done on Paths: exit 0 allowed, 1 refused. A folder
+// also collides with the locks inside it. A holder that exported LOCK_FENCE and
+// LOCK_FENCE_FILE is refused once its lease was superseded.
+func RunCheck(o CheckOptions) error {
+	if len(o.Paths) == 0 {
+		return guard.Exitf(guard.ExitUsage, "check: name at least one PATH")
+	}
+	cfg, err := guard.FindConfig(o.Env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	id := guard.ResolveIdentity(o.Env, o.Owner, o.Host, cfg)
+	op := o.Op
+	if op == "" {
+		op = "edit"
+	}
+	req := guard.Request{
+		Ops: []string{op}, Paths: o.Paths, Descend: true,
+		Fence: o.Env.Env("LOCK_FENCE"), FenceFile: o.Env.Env("LOCK_FENCE_FILE"),
+	}
+	if req.Fence != "" || req.FenceFile != "" {
+		req.RepoRoot = repoRootOf(o.Env, o.Paths[0])
+	}
+	dec, err := guard.NewPolicy(o.Env, id).Check(req)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "check: %w", err)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(dec.ToJSON()); err != nil {
+			return err
+		}
+	}
+	dec.Explain(o.Env.Stderr)
+	if !dec.Allowed {
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
+}
+
+// repoRootOf returns the working-tree root above path ("" outside a repository).
+func repoRootOf(env *guard.Env, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Dir, path)
+	}
+	for d := filepath.Clean(path); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
