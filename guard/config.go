@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -75,7 +76,7 @@ func LoadConfig(path string) (*Config, error) {
 	if _, err := toml.Decode(string(data), cfg); err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			return nil, fmt.Errorf("%s:%d: %s", path, perr.Position.Line, perr.Message)
+			return nil, fmt.Errorf("%s:%d: %s", path, errorLine(data, perr), perr.Message)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -101,4 +102,14 @@ func FindConfig(dir string) (*Config, error) {
 		d = parent
 	}
 	return &Config{}, nil
+}
+
+// errorLine is the line of a TOML syntax error, counted from the error's byte offset:
+// the parser's own line number has already moved past a newline it choked on.
+func errorLine(data []byte, perr toml.ParseError) int {
+	start := perr.Position.Start
+	if start <= 0 || start > len(data) {
+		return perr.Position.Line
+	}
+	return bytes.Count(data[:start], []byte("\n")) + 1
 }
