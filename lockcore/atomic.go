@@ -1,0 +1,255 @@
+package lockcore
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Scratch files. Every file guard writes on the way to a lock is a dot file whose name
+// starts with "." and so never classifies as a lock (Classify wants "LOCK" first):
+//
+//	.<lockname>.<random>.tmp   a lock body being written, held under flock(2) by its
+//	                           writer until it is linked or renamed into place
+//	.<lockname>.mutex          serialises the guard processes that replace or remove
+//	                           an existing lock of that name (takeover, renew, release)
+//
+// A writer killed with SIGKILL can leave a .tmp behind; its flock dies with it, so the
+// next creation in that directory finds it unlocked and removes it.
+const (
+	tempSuffix  = ".tmp"
+	mutexSuffix = ".mutex"
+)
+
+func randomHex() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// tempFile is a lock body written to a scratch file in the lock's directory, held
+// under an exclusive flock so that a concurrent cleanup does not remove it.
+type tempFile struct {
+	f    *os.File
+	path string
+}
+
+// writeTemp writes data to a new scratch file beside lockPath and syncs it.
+func writeTemp(lockPath string, data []byte) (*tempFile, error) {
+	dir, base := filepath.Split(lockPath)
+	p := filepath.Join(dir, "."+base+"."+randomHex()+tempSuffix)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	t := &tempFile{f: f, path: p}
+	// A cleanup may steal the file between create and flock; the link then fails with
+	// ENOENT and the caller starts over with a new temp file.
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil && !flockUnsupported(err) {
+		t.discard()
+		return nil, &fs.PathError{Op: "flock", Path: p, Err: err}
+	}
+	if _, err := f.Write(data); err != nil {
+		t.discard()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		t.discard()
+		return nil, err
+	}
+	return t, nil
+}
+
+// discard removes the scratch file and releases it.
+func (t *tempFile) discard() {
+	_ = os.Remove(t.path)
+	_ = t.f.Close()
+}
+
+// linkInto publishes the temp file at lockPath only if nothing is there yet: link(2)
+// fails with EEXIST when the name is taken, whatever sits there, and never follows a
+// symlink at the target. The temp file is removed either way.
+func (t *tempFile) linkInto(lockPath string) error {
+	defer t.discard()
+	if err := os.Link(t.path, lockPath); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(lockPath))
+}
+
+// renameOver replaces whatever is at lockPath (a lock, or a symlink, which rename
+// replaces rather than follows) with the temp file in one step.
+func (t *tempFile) renameOver(lockPath string) error {
+	defer t.discard()
+	if err := os.Rename(t.path, lockPath); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(lockPath))
+}
+
+// syncDir makes a new or removed directory entry durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return &fs.PathError{Op: "fsync", Path: dir, Err: err}
+	}
+	return nil
+}
+
+// isScratch reports whether name is one of guard's scratch files.
+func isScratch(name string) bool {
+	if !strings.HasPrefix(name, ".") || len(name) < 2 {
+		return false
+	}
+	lower := strings.ToLower(name)
+	if !strings.HasPrefix(lower, ".lock") && !strings.HasPrefix(lower, ".test") {
+		return false
+	}
+	return strings.HasSuffix(name, tempSuffix) || strings.HasSuffix(name, mutexSuffix)
+}
+
+// CleanScratch removes the scratch files in dir that no live process holds: temp
+// bodies and mutex files left by a writer that was killed. It returns the paths it
+// removed. Files held under flock by a running writer are left alone.
+func CleanScratch(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range entries {
+		if !isScratch(e.Name()) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if strings.HasSuffix(p, mutexSuffix) {
+			// The mutex protocol removes its file on release; taking it and releasing
+			// it removes a stale one.
+			unlock, err := tryMutex(p)
+			if err == nil {
+				unlock()
+				removed = append(removed, p)
+			}
+			continue
+		}
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			continue
+		}
+		if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+			if sameFile(f, p) && os.Remove(p) == nil {
+				removed = append(removed, p)
+			}
+		}
+		_ = f.Close()
+	}
+	return removed, nil
+}
+
+// sameFile reports whether the open file f is still the file at path.
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(a, b)
+}
+
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// flockUnsupported reports whether the file system cannot lock files (some network
+// and FUSE mounts); guard then proceeds without the extra serialisation and relies on
+// link(2) and rename(2) alone.
+func flockUnsupported(err error) bool {
+	return errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)
+}
+
+// mutexWait bounds how long a takeover, renewal or release waits for another guard
+// process working on the same lock name; the critical sections last microseconds, so
+// only a stopped process can hold it this long.
+const mutexWait = 10 * time.Second
+
+// lockNameMutex serialises the guard processes that replace or remove the lock at
+// lockPath, so that a decision made on one reading of the file ("still the expired lock
+// I saw", "still mine") is acted on before anyone else can change it. It returns the
+// release function. The mutex is a flock on .<lockname>.mutex; the holder removes that
+// file on release, and a waiter that locked a file already removed retries on the new
+// one.
+func lockNameMutex(lockPath string) (func(), error) {
+	dir, base := filepath.Split(lockPath)
+	p := filepath.Join(dir, "."+base+mutexSuffix)
+	// The wait is measured by the sleeps themselves: the library reads no clock.
+	var waited time.Duration
+	backoff := 200 * time.Microsecond
+	for {
+		unlock, err := tryMutex(p)
+		if err == nil {
+			return unlock, nil
+		}
+		if !errors.Is(err, errBusy) {
+			return nil, err
+		}
+		if waited > mutexWait {
+			return nil, fmt.Errorf("%s: another guard process holds it for more than %s", p, mutexWait)
+		}
+		time.Sleep(backoff)
+		waited += backoff
+		if backoff < 20*time.Millisecond {
+			backoff *= 2
+		}
+	}
+}
+
+var errBusy = errors.New("busy")
+
+// tryMutex takes the mutex file at p without waiting (errBusy when held).
+func tryMutex(p string) (func(), error) {
+	for i := 0; i < 100; i++ {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			_ = f.Close()
+			if flockUnsupported(err) {
+				_ = os.Remove(p)
+				return func() {}, nil
+			}
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, errBusy
+			}
+			return nil, &fs.PathError{Op: "flock", Path: p, Err: err}
+		}
+		if sameFile(f, p) {
+			return func() {
+				_ = os.Remove(p)
+				_ = f.Close()
+			}, nil
+		}
+		// The previous holder removed the file after we opened it: start over.
+		_ = f.Close()
+	}
+	return nil, errBusy
+}

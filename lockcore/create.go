@@ -1,0 +1,382 @@
+package lockcore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Action says what Acquire did.
+type Action string
+
+// The outcomes of Acquire.
+const (
+	// Created: there was no lock of that name; a new one was linked into place.
+	Created Action = "created"
+	// Renewed: the caller already held the lock; its created moved to now in place
+	// (fence, token and everything else kept, so the holder's fence stays valid).
+	Renewed Action = "renewed"
+	// TookOver: the lock of that name had expired and was replaced atomically.
+	TookOver Action = "took_over"
+	// Replaced: --force replaced a live lock (or a non-file at the lock path).
+	Replaced Action = "replaced"
+	// Joined: a live team lock of the caller's own host already exists under another
+	// owner; a team lock is shared by the agents of one host, so nothing was written.
+	Joined Action = "joined"
+)
+
+// AcquireOptions are the circumstances of an acquisition.
+type AcquireOptions struct {
+	// Now is the current time; its location is the local zone in which created is
+	// written, unless Loc is set.
+	Now time.Time
+	Loc *time.Location
+	// Force replaces a lock of the same name whoever holds it (the RESPECT check still
+	// refuses when another lock covers the area).
+	Force bool
+}
+
+// Acquired is the result of a successful Acquire.
+type Acquired struct {
+	Path   string
+	Action Action
+	// Fence is the fence of the lock now at Path (0 when a joined team lock has none).
+	Fence int64
+	// Lock is the lock as it is now on disk.
+	Lock *Lock
+	// Previous is the lock that was renewed, taken over or replaced.
+	Previous *Lock
+	// Warnings are soft locks of others that cover the area (they do not refuse).
+	Warnings []string
+}
+
+const maxAttempts = 50
+
+// Acquire claims the lock that spec describes, following CONTRACT.md `guard lock`:
+//
+//  1. RESPECT: a live lock of another owner (for team locks: of another host) in
+//     spec.Dir with an overlapping scope, or in a directory above that covers
+//     spec.Dir, refuses with *ConflictError and nothing is written. Soft locks only
+//     warn.
+//  2. No file at the lock path: the body is written to a scratch file, synced, and
+//     link(2)ed to the lock name, which fails if anyone else got there first (the
+//     loser re-evaluates what it now finds). The lock is never visible half-written.
+//  3. The caller's own live lock: renewed in place (created moves to now).
+//  4. An expired lock, or Force: under the lock name's mutex the file is read again,
+//     and only if it is still the very file that was judged is it replaced with
+//     rename(2) by a new lock whose fence is above the old one. Two processes that
+//     both saw the same expired lock cannot both win, and a fresh lock that replaced
+//     it meanwhile is never removed (npm proper-lockfile issue 121).
+//  5. A live lock of someone else at that name: *ConflictError.
+//
+// A symlink or other non-regular file at the lock path is never followed: it is
+// refused (ErrNotRegular) unless Force, which replaces the entry itself.
+func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	loc := opt.Loc
+	if loc == nil {
+		loc = opt.Now.Location()
+	}
+	now := opt.Now.In(loc)
+	dir, err := filepath.Abs(spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	spec.Dir = dir
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, &fs.PathError{Op: "lock", Path: dir, Err: syscall.ENOTDIR}
+	}
+	if spec.Kind == Team {
+		spec.Host = spec.TeamHost
+	}
+	path := spec.Path()
+	_, _ = CleanScratch(dir)
+
+	warnings, err := respect(spec, path, now, loc)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		res, retry, err := acquireOnce(spec, path, now, loc, opt.Force)
+		if retry {
+			continue
+		}
+		if res != nil {
+			res.Warnings = warnings
+		}
+		return res, err
+	}
+	return nil, fmt.Errorf("%s: the lock kept changing while guard tried to claim it", path)
+}
+
+// acquireOnce makes one attempt; retry means the file changed under it and the caller
+// should look again.
+func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, force bool) (res *Acquired, retry bool, err error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fence := NewFence(0, now)
+		t, err := writeTemp(path, spec.Body(now, fence))
+		if err != nil {
+			return nil, false, err
+		}
+		switch err := t.linkInto(path); {
+		case err == nil:
+			return written(path, Created, fence, nil, loc)
+		case errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrNotExist):
+			// Someone else linked first (or a cleanup took our temp): look again.
+			return nil, true, nil
+		default:
+			return nil, false, err
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !st.Mode().IsRegular() {
+		if !force {
+			return nil, false, &fs.PathError{Op: "lock", Path: path, Err: fmt.Errorf("%w (%s); remove it or use --force", ErrNotRegular, st.Mode().Type())}
+		}
+		return replaceIf(spec, path, nil, 0, Replaced, now, loc)
+	}
+	data, modTime, err := readNoFollow(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
+		return nil, true, nil
+	}
+	if err != nil && !force {
+		return nil, false, err
+	}
+	cur, _ := ParseLock(path, data, modTime, loc)
+	if err != nil {
+		cur.ReadErr = err
+	}
+	prevFence, _ := cur.Fence()
+	switch {
+	case cur.ReadErr == nil && cur.Owner == spec.Owner && cur.Active(now):
+		nb, err := renewBody(data, now, spec.Expires, cur.Kind)
+		if err != nil {
+			return nil, false, err
+		}
+		return swapIf(path, data, nb, Renewed, prevFence, cur, loc)
+	case force:
+		return replaceIf(spec, path, data, prevFence, Replaced, now, loc)
+	case cur.ReadErr == nil && cur.Expired(now):
+		return replaceIf(spec, path, data, prevFence, TookOver, now, loc)
+	case cur.ReadErr == nil && spec.Kind == Team && cur.Kind == Team:
+		// The same name means the same host: the agents of one host share its team lock.
+		return &Acquired{Path: path, Action: Joined, Fence: prevFence, Lock: cur}, false, nil
+	}
+	return nil, false, &ConflictError{Lock: cur, Reason: "held by another owner (use --force to replace it)"}
+}
+
+// replaceIf replaces the lock at path with a new one of spec, provided the file is
+// still exactly expected (nil: whatever non-regular entry is there).
+func replaceIf(spec Spec, path string, expected []byte, prevFence int64, action Action, now time.Time, loc *time.Location) (*Acquired, bool, error) {
+	var prev *Lock
+	if expected != nil {
+		prev, _ = ParseLock(path, expected, now, loc)
+	}
+	fence := NewFence(prevFence, now)
+	return swapIf(path, expected, spec.Body(now, fence), action, fence, prev, loc)
+}
+
+// swapIf writes body at path by rename(2), under the lock name's mutex, if the file is
+// still expected (byte for byte; nil expects a non-regular entry). Otherwise it asks
+// the caller to look again.
+func swapIf(path string, expected, body []byte, action Action, fence int64, prev *Lock, loc *time.Location) (*Acquired, bool, error) {
+	unlock, err := lockNameMutex(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	if !stillIs(path, expected) {
+		return nil, true, nil
+	}
+	t, err := writeTemp(path, body)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := t.renameOver(path); err != nil {
+		return nil, false, err
+	}
+	res, _, err := written(path, action, fence, prev, loc)
+	return res, false, err
+}
+
+// stillIs reports whether path holds exactly expected (nil: a non-regular entry).
+func stillIs(path string, expected []byte) bool {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	if expected == nil {
+		return !st.Mode().IsRegular()
+	}
+	data, _, err := readNoFollow(path)
+	return err == nil && bytes.Equal(data, expected)
+}
+
+// written reads back the lock just written.
+func written(path string, action Action, fence int64, prev *Lock, loc *time.Location) (*Acquired, bool, error) {
+	l, err := ReadLock(path, loc)
+	if err != nil {
+		return nil, false, err
+	}
+	if f, ok := l.Fence(); ok {
+		fence = f
+	}
+	return &Acquired{Path: path, Action: action, Fence: fence, Lock: l, Previous: prev}, false, nil
+}
+
+// readNoFollow reads a lock file without following a symlink at its path.
+func readNoFollow(path string) ([]byte, time.Time, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, time.Time{}, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxLockFileSize))
+	return data, st.ModTime(), err
+}
+
+// respect applies the RESPECT rule before anything is written.
+func respect(spec Spec, path string, now time.Time, loc *time.Location) ([]string, error) {
+	var warnings []string
+	myScope := spec.ScopeOrProject()
+	for d, first := spec.Dir, true; ; first = false {
+		locks, err := ReadDir(d, loc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot list locks: %w", d, err)
+		}
+		for _, l := range locks {
+			if l.Path == path || !l.Active(now) || !stopsCaller(l, spec) {
+				continue
+			}
+			if first && !ScopesOverlap(myScope, l.Scope) {
+				continue
+			}
+			if !first && !ancestorCovers(l, spec.Dir) {
+				continue
+			}
+			if l.Soft() {
+				warnings = append(warnings, fmt.Sprintf("soft lock %s (%s) also covers %s", l.Path, l.Owner, spec.Dir))
+				continue
+			}
+			return nil, &ConflictError{Lock: l, Reason: "it covers " + spec.Dir}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return warnings, nil
+		}
+		d = parent
+	}
+}
+
+// stopsCaller: a team lock stops other hosts (a host-less one stops everyone); any
+// other lock stops other owners.
+func stopsCaller(l *Lock, spec Spec) bool {
+	if l.ReadErr != nil {
+		return true // fail closed: an unreadable lock belongs to nobody we know
+	}
+	if l.Kind == Team {
+		me := spec.Host
+		if spec.Kind == Team {
+			me = spec.TeamHost
+		}
+		return l.Name.Host == "" || !strings.EqualFold(l.Name.Host, me)
+	}
+	return l.Owner != spec.Owner
+}
+
+// ancestorCovers reports whether a lock in a directory above dir covers dir: a project
+// lock always; a scoped one when dir lies in the folder its scope names (dots as
+// slashes), or when that folder does not exist (the scope then falls back to the whole
+// directory, fail closed). .guard.toml scope mappings are the policy's business; here
+// the folder rule errs on the side of refusing.
+func ancestorCovers(l *Lock, dir string) bool {
+	if strings.EqualFold(l.Scope, ProjectScope) {
+		return true
+	}
+	folder := filepath.Join(l.Dir, filepath.FromSlash(strings.ReplaceAll(l.Scope, ".", "/")))
+	if st, err := os.Stat(folder); err != nil || !st.IsDir() {
+		return true
+	}
+	rel, err := filepath.Rel(folder, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// renewBody returns data with created moved to now and, when expires is set (and the
+// kind has a lifetime), expires_after replaced. Every other line, unknown fields and
+// team sections included, is kept as written.
+func renewBody(data []byte, now time.Time, expires string, kind Kind) ([]byte, error) {
+	set := map[string]string{"created": FormatCreated(now)}
+	if expires != "" && kind != User && kind != Condition && kind != Until {
+		if _, ok, overflow := ParseDuration(expires); !ok || overflow {
+			return nil, fmt.Errorf("%w: expires %q is not <number><s|m|h|d>", ErrInvalid, expires)
+		}
+		set["expires_after"] = expires
+	}
+	return setFields(data, set), nil
+}
+
+// setFields rewrites the value of every line of the given keys, and inserts a missing
+// key after the owner line (or at the top).
+func setFields(data []byte, set map[string]string) []byte {
+	lines := strings.SplitAfter(string(data), "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	seen := map[string]bool{}
+	insertAt := 0
+	for i, line := range lines {
+		body := strings.TrimRight(line, "\r\n")
+		eol := line[len(body):]
+		s := strings.TrimSpace(body)
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		k, _, ok := strings.Cut(s, ":")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "owner" && insertAt == 0 {
+			insertAt = i + 1
+		}
+		if v, ok := set[k]; ok {
+			if eol == "" {
+				eol = "\n"
+			}
+			lines[i] = k + ": " + v + eol
+			seen[k] = true
+		}
+	}
+	var add []string
+	for _, k := range []string{"created", "expires_after"} {
+		if v, ok := set[k]; ok && !seen[k] {
+			add = append(add, k+": "+v+"\n")
+		}
+	}
+	if insertAt > 0 && !strings.HasSuffix(lines[insertAt-1], "\n") {
+		lines[insertAt-1] += "\n"
+	}
+	out := append(append(append([]string{}, lines[:insertAt]...), add...), lines[insertAt:]...)
+	return []byte(strings.Join(out, ""))
+}
