@@ -11,52 +11,113 @@ import (
 // DefaultExpiry is the lifetime of a lock whose expires_after is missing or invalid.
 const DefaultExpiry = 24 * time.Hour
 
-var durationRE = regexp.MustCompile(`(?i)^\s*(\d+)\s*([smhd])\s*$`)
+// maxLifetimeDays is the largest lifetime the reference can represent (Python's
+// timedelta stops at 999999999 days); anything larger is an overflow there, and the
+// reference then treats the lock as expired.
+const maxLifetimeDays = 999999999
+
+// lastRepresentable is the end of the reference's calendar (datetime.max): a lock
+// whose expiry falls after it overflows there, and counts as expired.
+var lastRepresentable = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+
+var durationRE = regexp.MustCompile(`(?i)^\s*([0-9]+)\s*([smhd])\s*$`)
+
+var unitSeconds = map[string]int64{"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 // ParseDuration parses an expires_after value: <int><s|m|h|d>, any case, spaces
 // allowed. ok is false (and d is DefaultExpiry) when the value is missing or invalid.
-// overflow is set when the number is too large for a time.Duration; the reference
-// then treats the lock as expired, and so does Lock.Expired.
+// overflow is set when the lifetime is larger than the reference can represent
+// (more than 999999999 days); the reference then treats the lock as expired, and so
+// does Lock.Expired. A lifetime that fits the reference but not a time.Duration (about
+// 292 years) saturates d at the largest Duration; Lock.ExpiresAt still computes the
+// exact moment.
 func ParseDuration(v string) (d time.Duration, ok, overflow bool) {
-	m := durationRE.FindStringSubmatch(v)
-	if m == nil {
+	secs, ok, overflow := parseLifetime(v)
+	switch {
+	case !ok:
 		return DefaultExpiry, false, false
-	}
-	unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour}[strings.ToLower(m[2])]
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n > int64(math.MaxInt64/unit) {
+	case overflow:
 		return 0, true, true
+	case secs > int64(math.MaxInt64/time.Second):
+		return time.Duration(math.MaxInt64), true, false
 	}
-	return time.Duration(n) * unit, true, false
+	return time.Duration(secs) * time.Second, true, false
 }
 
-var createdLayouts = []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"}
+// parseLifetime returns the lifetime in seconds.
+func parseLifetime(v string) (secs int64, ok, overflow bool) {
+	m := durationRE.FindStringSubmatch(v)
+	if m == nil {
+		return 0, false, false
+	}
+	unit := unitSeconds[strings.ToLower(m[2])]
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil || n > maxLifetimeDays*86400/unit {
+		return 0, true, true
+	}
+	return n * unit, true, false
+}
+
+// addLifetime returns created + secs, and false when the sum lies beyond the
+// reference's calendar (an overflow there).
+func addLifetime(created time.Time, secs int64) (time.Time, bool) {
+	at := created.AddDate(0, 0, int(secs/86400)).Add(time.Duration(secs%86400) * time.Second)
+	if at.After(lastRepresentable) {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// timeRE is the reference's created layouts (%Y-%m-%d[ %H:%M[:%S]] after every T became
+// a space): strptime accepts one or two digits for every field but the year.
+var timeRE = regexp.MustCompile(`^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:\s+([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2}))?)?$`)
+
+// offsetLayouts are the forms with a time-zone offset that guard reads as written
+// (the reference falls back to the mtime for created, and reads them with
+// fromisoformat for not_before).
+var offsetLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02 15:04Z07:00",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+}
 
 // ParseTime parses a created or not_before value: YYYY-MM-DD[T| ]HH:MM[:SS] or
 // YYYY-MM-DD in loc (the local time zone), or RFC 3339 with an offset (guard reads the
-// offset as written; the reference would fall back to the file's mtime).
+// offset as written; the reference would fall back to the file's mtime). The result
+// is in loc.
 func ParseTime(v string, loc *time.Location) (time.Time, bool) {
+	if loc == nil {
+		loc = time.Local
+	}
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return time.Time{}, false
 	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return t.In(loc), true
-	}
-	// Offsets without seconds ("2026-10-08T12:00-07:00"), as Python's fromisoformat
-	// reads them.
-	for _, layout := range []string{"2006-01-02T15:04Z07:00", "2006-01-02 15:04Z07:00", "2006-01-02 15:04:05Z07:00"} {
+	for _, layout := range offsetLayouts {
 		if t, err := time.Parse(layout, v); err == nil {
 			return t.In(loc), true
 		}
 	}
-	s := strings.ReplaceAll(v, "T", " ")
-	for _, layout := range createdLayouts {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, true
-		}
+	m := timeRE.FindStringSubmatch(strings.ReplaceAll(v, "T", " "))
+	if m == nil {
+		return time.Time{}, false
 	}
-	return time.Time{}, false
+	num := func(s string) int {
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	y, mo, d := num(m[1]), num(m[2]), num(m[3])
+	h, mi, s := num(m[4]), num(m[5]), num(m[6])
+	if y < 1 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, loc)
+	if t.Day() != d || t.Month() != time.Month(mo) {
+		return time.Time{}, false // 2026-02-30: no such day
+	}
+	return t, true
 }
 
 // FormatCreated formats t as guard and the reference write created: local time with

@@ -3,6 +3,7 @@ package lockcore
 import (
 	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -42,7 +43,7 @@ func ParseFields(data []byte) Fields {
 	f := Fields{Values: map[string]string{}}
 	for _, line := range splitLines(text) {
 		f.Lines = append(f.Lines, line)
-		s := strings.TrimSpace(line)
+		s := strings.TrimFunc(line, stripSpace)
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
@@ -50,23 +51,42 @@ func ParseFields(data []byte) Fields {
 		if !ok {
 			continue
 		}
-		k = strings.ToLower(strings.TrimSpace(k))
+		k = strings.ToLower(strings.TrimFunc(k, stripSpace))
 		if _, seen := f.Values[k]; !seen {
 			f.Keys = append(f.Keys, k)
 		}
-		f.Values[k] = strings.TrimSpace(v)
+		f.Values[k] = strings.TrimFunc(v, stripSpace)
 	}
 	return f
 }
 
-// splitLines splits like Python's str.splitlines for the separators that matter in
-// text files: \n, \r\n and \r.
+// stripSpace is Python's str.isspace, which the reference's strip() uses: Go's
+// unicode.IsSpace plus the separators U+001C..U+001F.
+func stripSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
+
+// splitLines splits like Python's str.splitlines, which the reference uses: at \n,
+// \r\n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029; a final separator does
+// not start an empty line.
 func splitLines(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	lines := strings.Split(s, "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			lines = append(lines, s[start:i])
+			start = i + size
+		case '\r':
+			lines = append(lines, s[start:i])
+			if i+1 < len(s) && s[i+1] == '\n' {
+				size = 2
+			}
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
 	}
 	return lines
 }

@@ -38,8 +38,11 @@ type Lock struct {
 	CreatedSource string // "header" or "mtime"
 	// ExpiresAfter is the lifetime (DefaultExpiry when missing or invalid).
 	ExpiresAfter time.Duration
-	// expiryOverflow is set when expires_after is too large to represent.
+	// expiryOverflow is set when expires_after is too large for the reference to
+	// represent (such a lock counts as expired, as there).
 	expiryOverflow bool
+	// lifetime is expires_after in seconds (exact even beyond a time.Duration).
+	lifetime int64
 	// NotBefore is an until lock's moment; nil when missing or unparseable.
 	NotBefore *time.Time
 	ModTime   time.Time
@@ -113,6 +116,11 @@ func newLock(name Name, path string, data []byte, rerr error, modTime time.Time,
 		l.Created, l.CreatedSource = l.ModTime, "mtime"
 	}
 	l.ExpiresAfter, _, l.expiryOverflow = ParseDuration(get("expires_after"))
+	if secs, ok, _ := parseLifetime(get("expires_after")); ok {
+		l.lifetime = secs
+	} else {
+		l.lifetime = int64(DefaultExpiry / time.Second)
+	}
 	if v, ok := l.Fields.Values["not_before"]; ok {
 		if t, ok := ParseTime(v, loc); ok {
 			l.NotBefore = &t
@@ -183,11 +191,14 @@ func (l *Lock) ExpiresAt() (time.Time, bool) {
 			return time.Time{}, false
 		}
 		return *l.NotBefore, true
-	case l.expiryOverflow:
-		// The reference treats an unrepresentable lifetime as already over.
+	}
+	at, ok := addLifetime(l.Created, l.lifetime)
+	if l.expiryOverflow || !ok {
+		// The reference cannot represent this moment and treats the lock as already
+		// over.
 		return l.Created, true
 	}
-	return l.Created.Add(l.ExpiresAfter), true
+	return at, true
 }
 
 // untilReleasesAtDeadline: with a release_condition the deadline alone releases an
@@ -205,10 +216,20 @@ func (l *Lock) Expired(now time.Time) bool {
 	if !ok {
 		return false
 	}
-	if l.expiryOverflow && l.Kind != Until {
+	if l.Kind != Until && l.overflows() {
 		return true
 	}
 	return now.After(at)
+}
+
+// overflows reports whether created + expires_after lies beyond what the reference
+// can represent.
+func (l *Lock) overflows() bool {
+	if l.expiryOverflow {
+		return true
+	}
+	_, ok := addLifetime(l.Created, l.lifetime)
+	return !ok
 }
 
 // Active reports whether the lock still holds at now.

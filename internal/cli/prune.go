@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// PruneOptions are the inputs of `guard prune`.
+type PruneOptions struct {
+	Env *guard.Env
+	RootsInput
+	DryRun bool
+	JSON   bool
+}
+
+// PruneJSON is `guard prune --json`.
+type PruneJSON struct {
+	DryRun      bool         `json:"dry_run"`
+	Removed     []string     `json:"removed"`
+	WouldRemove []string     `json:"would_remove"`
+	Kept        []string     `json:"kept"`
+	Errors      []PruneError `json:"errors"`
+}
+
+// PruneError is a lock prune could not remove.
+type PruneError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// RunPrune removes the expired locks under the roots that are not protected, legacy
+// or until locks, printing "removed <path>" (or, with DryRun, "would remove <path>")
+// for each. A lock that a live one replaced since the scan is kept and reported on
+// stderr. Exit 0, or 2 when a lock could not be removed.
+func RunPrune(o PruneOptions) error {
+	env := o.Env
+	rc, roots, err := ResolveRoots(env, o.RootsInput)
+	if err != nil {
+		return err
+	}
+	now := env.Clock.Now()
+	res := scanLocks(env, "prune", rc, roots)
+	actions := lockcore.Prune(res.Locks, now, o.DryRun, now.Location())
+
+	out := PruneJSON{DryRun: o.DryRun, Removed: []string{}, WouldRemove: []string{}, Kept: []string{}, Errors: []PruneError{}}
+	failed := false
+	for _, a := range actions {
+		switch {
+		case o.DryRun:
+			out.WouldRemove = append(out.WouldRemove, a.Path)
+			if !o.JSON {
+				fmt.Fprintf(env.Stdout, "would remove %s\n", a.Path)
+			}
+		case a.Removed:
+			out.Removed = append(out.Removed, a.Path)
+			if !o.JSON {
+				fmt.Fprintf(env.Stdout, "removed %s\n", a.Path)
+			}
+		case errors.Is(a.Err, lockcore.ErrReplaced):
+			out.Kept = append(out.Kept, a.Path)
+			fmt.Fprintf(env.Stderr, "guard prune: kept %v\n", a.Err)
+		case errors.Is(a.Err, lockcore.ErrGone):
+			fmt.Fprintf(env.Stderr, "guard prune: %v\n", a.Err)
+		default:
+			failed = true
+			out.Errors = append(out.Errors, PruneError{Path: a.Path, Error: a.Err.Error()})
+			fmt.Fprintf(env.Stderr, "guard prune: could not remove %s: %v\n", a.Path, a.Err)
+		}
+	}
+	if o.JSON {
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return guard.Silent(guard.ExitUsage)
+	}
+	return nil
+}
