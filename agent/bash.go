@@ -1,0 +1,537 @@
+package agent
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Op names the agent hook asks the policy about (CONTRACT.md section 2).
+const (
+	OpEdit   = "edit"
+	OpCommit = "commit"
+	OpPush   = "push"
+)
+
+// Effect is one thing a shell command would do that guard can judge: an operation on
+// a path.
+type Effect struct {
+	// Op is edit, commit, push or a publication operation.
+	Op string
+	// Path is absolute: the file written, or the directory the operation acts on.
+	Path string
+	// Command is the simple command that has the effect, for messages.
+	Command string
+	// DryRun marks a publication command's dry-run form: it publishes nothing.
+	DryRun bool
+	// Publication is set for a publication operation (decided by the markers as well
+	// as the locks).
+	Publication bool
+}
+
+// ClassifyFunc tells which publication operation a command performs in dir ("" when it
+// publishes nothing) and whether it is a dry-run form. The publish package provides it
+// (agent and publish are siblings, so cmd/guard wires it in).
+type ClassifyFunc func(args []string, dir string) (op string, dryRun bool, err error)
+
+// BashAnalysis is what guard could read from a shell command.
+type BashAnalysis struct {
+	// Effects are the write targets and operations found.
+	Effects []Effect
+	// Segments are the simple commands (words joined by spaces) with the directory
+	// each runs in, for Bash(...) permission rules.
+	Segments []Segment
+	// Unjudged notes the parts guard could not read (a dynamic target, an eval): the
+	// hook says nothing about them.
+	Unjudged []string
+}
+
+// Segment is one simple command of a command line.
+type Segment struct {
+	Text string
+	// Dir is the directory it runs in ("" when a cd to an unknown place came first).
+	Dir string
+}
+
+// analyzer walks a parsed command line, tracking the working directory through cd.
+type analyzer struct {
+	home     string
+	classify ClassifyFunc
+	out      *BashAnalysis
+}
+
+// AnalyzeBash reads command as sh would run it in cwd and returns its obvious effects.
+// home expands ~ (empty: ~ is not expanded). classify may be nil.
+func AnalyzeBash(command, cwd, home string, classify ClassifyFunc) *BashAnalysis {
+	a := &analyzer{home: home, classify: classify, out: &BashAnalysis{}}
+	a.script(command, cwd, 0)
+	return a.out
+}
+
+func (a *analyzer) note(format string) { a.out.Unjudged = append(a.out.Unjudged, format) }
+
+func (a *analyzer) script(src, cwd string, depth int) string {
+	if depth > maxShellDepth {
+		a.note("commands nested too deeply")
+		return ""
+	}
+	sc, err := parseShell(src)
+	if err != nil {
+		a.note("cannot read the command: " + err.Error())
+		return cwd
+	}
+	for _, nested := range sc.Nested {
+		a.script(nested, cwd, depth+1)
+	}
+	var stack []string
+	for _, st := range sc.Steps {
+		switch st.Kind {
+		case stepEnter:
+			stack = append(stack, cwd)
+		case stepLeave:
+			if n := len(stack); n > 0 {
+				cwd, stack = stack[n-1], stack[:n-1]
+			}
+		default:
+			cwd = a.command(st, cwd, depth)
+		}
+	}
+	return cwd
+}
+
+// shell keywords and prefixes that do not change what the command after them is.
+var skipWords = map[string]bool{
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
+	"while": true, "until": true, "!": true, "{": true, "}": true, "time": true, "esac": true,
+}
+
+// wrappers run the rest of their arguments as a command; the value is the options that
+// take an argument.
+var wrappers = map[string]string{
+	"sudo": "uUgCDhpr", "doas": "uC", "nohup": "", "command": "", "exec": "a", "nice": "n",
+	"ionice": "cnp", "stdbuf": "ioe", "builtin": "", "chronic": "",
+}
+
+// command handles one simple command and returns the working directory after it.
+func (a *analyzer) command(st shellStep, cwd string, depth int) string {
+	for _, r := range st.Redirects {
+		if r.Writes() {
+			a.target(r.Target, cwd, OpEdit, "redirection "+r.Op+" "+r.Target.Text)
+		}
+	}
+	words := st.Words
+	// Leading assignments, keywords and wrappers.
+	for len(words) > 0 {
+		w := words[0]
+		switch {
+		case !w.Dynamic && skipWords[w.Text]:
+			words = words[1:]
+			continue
+		case isAssignment(w.Text):
+			words = words[1:]
+			continue
+		case w.Text == "env" && !w.Dynamic:
+			words = words[1:]
+			for len(words) > 0 && (isAssignment(words[0].Text) || strings.HasPrefix(words[0].Text, "-")) {
+				if words[0].Text == "-u" || words[0].Text == "-C" || words[0].Text == "-S" {
+					words = words[1:]
+				}
+				words = words[1:]
+			}
+			continue
+		case w.Text == "timeout" && !w.Dynamic:
+			words = skipOptions(words[1:], "ks")
+			if len(words) > 0 {
+				words = words[1:] // the duration
+			}
+			continue
+		}
+		if optArgs, ok := wrappers[w.Text]; ok && !w.Dynamic {
+			words = skipOptions(words[1:], optArgs)
+			continue
+		}
+		break
+	}
+	if len(words) == 0 {
+		return cwd
+	}
+	text := joinWords(words)
+	a.out.Segments = append(a.out.Segments, Segment{Text: text, Dir: cwd})
+	if words[0].Dynamic {
+		a.note("the command name of " + quoteCmd(text) + " is only known when it runs")
+		return cwd
+	}
+	name := filepath.Base(words[0].Text)
+	args := words[1:]
+	if a.classify != nil && cwd != "" {
+		plain := make([]string, len(words))
+		for i, w := range words {
+			plain[i] = w.Text
+		}
+		plain[0] = name
+		if op, dry, err := a.classify(plain, cwd); err == nil && op != "" {
+			a.out.Effects = append(a.out.Effects, Effect{Op: op, Path: cwd, Command: text, DryRun: dry, Publication: true})
+		}
+	}
+	switch name {
+	case "cd", "pushd":
+		ops := operands(args, "")
+		switch {
+		case len(ops) == 0:
+			if a.home == "" {
+				return ""
+			}
+			return a.home
+		case ops[0].Text == "-":
+			return ""
+		}
+		p, ok := a.resolve(ops[0], cwd)
+		if !ok || ops[0].Glob {
+			return ""
+		}
+		return p
+	case "rm", "rmdir", "unlink", "touch", "mkdir", "shred", "mkfifo", "mknod":
+		for _, w := range operands(args, optionArgs[name]) {
+			a.target(w, cwd, OpEdit, text)
+		}
+	case "truncate":
+		for _, w := range operands(args, "sr") {
+			a.target(w, cwd, OpEdit, text)
+		}
+	case "mv":
+		// The sources disappear and the destination changes: all are written.
+		ops, dest := operandsWithTarget(args, "tS")
+		for _, w := range ops {
+			a.target(w, cwd, OpEdit, text)
+		}
+		if dest != nil {
+			a.target(*dest, cwd, OpEdit, text)
+		}
+	case "cp", "ln", "install", "rsync", "scp":
+		ops, dest := operandsWithTarget(args, optionArgs[name])
+		switch {
+		case dest != nil:
+			a.target(*dest, cwd, OpEdit, text)
+		case len(ops) >= 2:
+			a.target(ops[len(ops)-1], cwd, OpEdit, text)
+		}
+	case "tee":
+		for _, w := range operands(args, "") {
+			a.target(w, cwd, OpEdit, text)
+		}
+	case "chmod", "chown", "chgrp":
+		ops := operands(args, "")
+		if len(ops) > 1 {
+			for _, w := range ops[1:] {
+				a.target(w, cwd, OpEdit, text)
+			}
+		}
+	case "sed", "gsed":
+		a.sed(args, cwd, text)
+	case "dd":
+		for _, w := range args {
+			if rest, ok := strings.CutPrefix(w.Text, "of="); ok {
+				w.Text = rest
+				if w.GlobAt >= 3 {
+					w.GlobAt -= 3
+				}
+				a.target(w, cwd, OpEdit, text)
+			}
+		}
+	case "git":
+		a.git(args, cwd, text)
+	case "sh", "bash", "zsh", "dash", "ksh":
+		for i, w := range args {
+			if strings.HasPrefix(w.Text, "-") && strings.Contains(w.Text, "c") && !strings.HasPrefix(w.Text, "--") {
+				if i+1 < len(args) {
+					if args[i+1].Dynamic {
+						a.note("the script of " + quoteCmd(text) + " is only known when it runs")
+					} else {
+						a.script(args[i+1].Text, cwd, depth+1)
+					}
+				}
+				break
+			}
+		}
+	case "eval", "source", ".", "xargs":
+		a.note(quoteCmd(text) + " runs commands guard cannot read in advance")
+	}
+	return cwd
+}
+
+// optionArgs lists, per command, the short options that take an argument.
+var optionArgs = map[string]string{
+	"mkdir": "mZ", "install": "gmoStZ", "cp": "tS", "ln": "tS", "rsync": "efT", "scp": "cFiJloPS",
+	"mknod": "mZ", "mkfifo": "mZ", "shred": "nsu",
+}
+
+func (a *analyzer) sed(args []shellWord, cwd, text string) {
+	inPlace, script := false, false
+	var files []shellWord
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case t == "--in-place" || strings.HasPrefix(t, "--in-place="):
+			inPlace = true
+		case t == "-e" || t == "-f" || t == "--expression" || t == "--file":
+			script = true
+			i++
+		case strings.HasPrefix(t, "--expression=") || strings.HasPrefix(t, "--file="):
+			script = true
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			// Short options may be grouped (-ni); -i takes an optional suffix glued
+			// to it, so nothing after the i belongs to another option.
+			for k := 1; k < len(t); k++ {
+				if t[k] == 'i' {
+					inPlace = true
+					break
+				}
+				if t[k] == 'e' || t[k] == 'f' {
+					script = true
+					if k == len(t)-1 {
+						i++
+					}
+					break
+				}
+			}
+		default:
+			files = append(files, args[i])
+		}
+	}
+	if !inPlace {
+		return
+	}
+	if !script && len(files) > 0 {
+		files = files[1:] // the first operand is the script
+	}
+	for _, w := range files {
+		a.target(w, cwd, OpEdit, text)
+	}
+}
+
+// git reads the subcommands that change the working tree or the repository's
+// published state.
+func (a *analyzer) git(args []shellWord, cwd, text string) {
+	// Global options before the subcommand; -C changes the directory.
+	for len(args) > 0 && strings.HasPrefix(args[0].Text, "-") {
+		switch t := args[0].Text; {
+		case t == "-C":
+			if len(args) < 2 {
+				return
+			}
+			p, ok := a.resolve(args[1], cwd)
+			if !ok {
+				a.note("the directory of " + quoteCmd(text) + " is only known when it runs")
+				return
+			}
+			cwd = p
+			args = args[2:]
+			continue
+		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
+			if len(args) < 2 {
+				return
+			}
+			args = args[2:]
+			continue
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 || cwd == "" {
+		return
+	}
+	sub, rest := args[0].Text, args[1:]
+	switch sub {
+	case "commit":
+		a.out.Effects = append(a.out.Effects, Effect{Op: OpCommit, Path: cwd, Command: text})
+	case "push":
+		a.out.Effects = append(a.out.Effects, Effect{Op: OpPush, Path: cwd, Command: text})
+	case "rm", "mv":
+		for _, w := range operands(rest, "") {
+			a.target(w, cwd, OpEdit, text)
+		}
+	case "checkout", "restore", "reset", "clean", "stash", "switch", "merge", "rebase", "pull",
+		"apply", "am", "cherry-pick", "revert":
+		// These rewrite files of the working tree; with explicit paths after -- only
+		// those, otherwise the tree the command runs in.
+		if i := indexWord(rest, "--"); i >= 0 && i+1 < len(rest) {
+			for _, w := range rest[i+1:] {
+				a.target(w, cwd, OpEdit, text)
+			}
+			return
+		}
+		a.out.Effects = append(a.out.Effects, Effect{Op: OpEdit, Path: cwd, Command: text})
+	}
+}
+
+// target records an operation on the path a word names, or notes why it cannot.
+func (a *analyzer) target(w shellWord, cwd, op, text string) {
+	if w.Dynamic {
+		a.note("a target of " + quoteCmd(text) + " (" + w.Text + ") is only known when it runs")
+		return
+	}
+	if w.Glob {
+		// A pattern's files are unknown, but they all lie in the directory its
+		// literal prefix names.
+		at := w.GlobAt
+		if at < 0 || at > len(w.Text) {
+			at = 0
+		}
+		prefix := w.Text[:at]
+		if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+			w.Text = prefix[:i+1]
+		} else {
+			w.Text = "."
+		}
+		w.Glob = false
+	}
+	if strings.HasPrefix(w.Text, "/dev/") || w.Text == "/dev" {
+		return
+	}
+	p, ok := a.resolve(w, cwd)
+	if !ok {
+		a.note("a target of " + quoteCmd(text) + " (" + w.Text + ") cannot be located")
+		return
+	}
+	a.out.Effects = append(a.out.Effects, Effect{Op: op, Path: p, Command: text})
+}
+
+// resolve makes a word an absolute, clean path.
+func (a *analyzer) resolve(w shellWord, cwd string) (string, bool) {
+	t := w.Text
+	if w.Dynamic || t == "" {
+		return "", false
+	}
+	if w.Tilde {
+		switch {
+		case a.home == "":
+			return "", false
+		case t == "~":
+			return a.home, true
+		case strings.HasPrefix(t, "~/"):
+			return filepath.Join(a.home, t[2:]), true
+		default:
+			return "", false // ~user
+		}
+	}
+	if filepath.IsAbs(t) {
+		return filepath.Clean(t), true
+	}
+	if cwd == "" {
+		return "", false
+	}
+	return filepath.Join(cwd, t), true
+}
+
+func isAssignment(t string) bool {
+	eq := strings.IndexByte(t, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		if !isNameByte(t[i]) || (i == 0 && t[i] >= '0' && t[i] <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// skipOptions drops leading options (and the arguments of those in withArg).
+func skipOptions(words []shellWord, withArg string) []shellWord {
+	for len(words) > 0 {
+		t := words[0].Text
+		if t == "--" {
+			return words[1:]
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			return words
+		}
+		words = words[1:]
+		if len(t) == 2 && strings.IndexByte(withArg, t[1]) >= 0 && len(words) > 0 {
+			words = words[1:]
+		}
+	}
+	return words
+}
+
+// operands returns the non-option arguments, skipping the arguments of the short
+// options listed in withArg; everything after -- is an operand.
+func operands(args []shellWord, withArg string) []shellWord {
+	ops, dest := operandsWithTarget(args, withArg)
+	if dest != nil {
+		ops = append(ops, *dest)
+	}
+	return ops
+}
+
+// operandsWithTarget is operands, also returning the directory given with -t DIR
+// (--target-directory=DIR), which cp, mv, ln and install write into.
+func operandsWithTarget(args []shellWord, withArg string) (ops []shellWord, dest *shellWord) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--":
+			return append(ops, args[i+1:]...), dest
+		case strings.HasPrefix(t, "--target-directory="):
+			w := args[i]
+			w.Text = strings.TrimPrefix(t, "--target-directory=")
+			w.GlobAt -= len("--target-directory=")
+			dest = &w
+		case t == "--target-directory" && i+1 < len(args):
+			w := args[i+1]
+			dest = &w
+			i++
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") && len(t) > 1 && !args[i].Dynamic:
+			// The last letter of a group may take the next word as its argument;
+			// an argument glued to its letter (-tDIR) needs no next word.
+			for k := 1; k < len(t); k++ {
+				if strings.IndexByte(withArg, t[k]) < 0 {
+					continue
+				}
+				var val shellWord
+				if k+1 < len(t) {
+					val = args[i]
+					val.Text = t[k+1:]
+					val.GlobAt -= k + 1
+				} else if i+1 < len(args) {
+					val = args[i+1]
+					i++
+				}
+				if t[k] == 't' {
+					dest = &val
+				}
+				break
+			}
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	return ops, dest
+}
+
+func indexWord(words []shellWord, t string) int {
+	for i, w := range words {
+		if w.Text == t && !w.Dynamic {
+			return i
+		}
+	}
+	return -1
+}
+
+func joinWords(words []shellWord) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = w.Text
+	}
+	return strings.Join(parts, " ")
+}
+
+func quoteCmd(s string) string {
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return "`" + s + "`"
+}

@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func effectStrings(a *BashAnalysis) []string {
+	var out []string
+	for _, e := range a.Effects {
+		s := e.Op + " " + e.Path
+		if e.DryRun {
+			s += " (dry run)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestAnalyzeBashFindsObviousWriteTargets(t *testing.T) {
+	cases := []struct {
+		name    string
+		command string
+		want    []string
+	}{
+		{"a plain redirection writes its file", "echo hi > out.txt", []string{"edit /w/out.txt"}},
+		{"an append with a descriptor writes its file", "make 2>> logs/build.log", []string{"edit /w/logs/build.log"}},
+		{"a redirection to /dev/null writes nothing", "ls > /dev/null 2>&1", nil},
+		{"&> writes its file", "run &>all.log", []string{"edit /w/all.log"}},
+		{"an input redirection reads only", "wc -l < in.txt", nil},
+		{"rm names every operand", "rm -rf build dist/", []string{"edit /w/build", "edit /w/dist"}},
+		{"rm after -- takes dashed names", "rm -- -weird", []string{"edit /w/-weird"}},
+		{"mv writes its sources and its destination", "mv a.txt sub/b.txt", []string{"edit /w/a.txt", "edit /w/sub/b.txt"}},
+		{"cp writes only its destination", "cp -r src/ /tmp/copy", []string{"edit /tmp/copy"}},
+		{"cp -t names the destination directory", "cp -t out a b", []string{"edit /w/out"}},
+		{"tee writes each file", "echo x | tee -a one two", []string{"edit /w/one", "edit /w/two"}},
+		{"sed -i edits its files but not its script", "sed -i 's/a/b/' f1 f2", []string{"edit /w/f1", "edit /w/f2"}},
+		{"sed -i.bak with -e edits every operand", "sed -i.bak -e s/a/b/ f1", []string{"edit /w/f1"}},
+		{"sed without -i writes nothing", "sed 's/a/b/' f1", nil},
+		{"touch and mkdir create", "touch a && mkdir -p -m 755 d/e", []string{"edit /w/a", "edit /w/d/e"}},
+		{"dd of= writes", "dd if=/dev/zero of=disk.img bs=1M", []string{"edit /w/disk.img"}},
+		{"quotes are removed from targets", `rm "my file" 'other file'`, []string{"edit /w/my file", "edit /w/other file"}},
+		{"an escaped space stays in the word", `touch a\ b`, []string{"edit /w/a b"}},
+		{"cd changes the directory of later commands", "cd sub && rm x", []string{"edit /w/sub/x"}},
+		{"cd in a subshell does not leak", "(cd sub && make) ; rm x", []string{"edit /w/x"}},
+		{"absolute paths stay absolute", "rm /etc/hosts", []string{"edit /etc/hosts"}},
+		{"a tilde expands to home", "rm ~/notes.txt", []string{"edit /home/u/notes.txt"}},
+		{"a glob targets the directory of its literal prefix", "rm -f locked/*.o", []string{"edit /w/locked"}},
+		{"a bare glob targets the current directory", "rm *", []string{"edit /w"}},
+		{"git commit is a commit in the current directory", "git add -A && git commit -m 'x'", []string{"commit /w"}},
+		{"git -C changes the repository", "git -C ../other push origin main", []string{"push /other"}},
+		{"git rm edits its operands", "git rm -r --cached old", []string{"edit /w/old"}},
+		{"git checkout -- edits the named paths", "git checkout -- a.go", []string{"edit /w/a.go"}},
+		{"git reset --hard edits the tree", "git reset --hard HEAD~1", []string{"edit /w"}},
+		{"sudo and env prefixes are skipped", "sudo -u root env A=1 rm x", []string{"edit /w/x"}},
+		{"assignments before a command are skipped", "FOO=bar rm x", []string{"edit /w/x"}},
+		{"bash -c is read as a script", `bash -c "rm -f inner"`, []string{"edit /w/inner"}},
+		{"a command substitution runs too", `echo $(rm sub)`, []string{"edit /w/sub"}},
+		{"a here-document body is data", "cat > f.txt <<'EOF'\nrm everything\nEOF\nrm after", []string{"edit /w/f.txt", "edit /w/after"}},
+		{"a comment is not a command", "ls # rm x", nil},
+		{"newlines separate commands", "true\nrm y", []string{"edit /w/y"}},
+		{"|| and ; separate commands", "false || rm a; rm b", []string{"edit /w/a", "edit /w/b"}},
+		{"a keyword before a command is skipped", "if true; then rm a; fi", []string{"edit /w/a"}},
+		{"a read-only command has no effect", "ls -la && cat README.md | grep x", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := AnalyzeBash(tc.command, "/w", "/home/u", nil)
+			assert.Equal(t, tc.want, effectStrings(got), "unjudged: %v", got.Unjudged)
+		})
+	}
+}
+
+func TestAnalyzeBashLeavesWhatItCannotReadUnjudged(t *testing.T) {
+	cases := []struct {
+		name    string
+		command string
+		note    string
+	}{
+		{"a variable target", "rm $TARGET", "only known when it runs"},
+		{"a substituted target", "rm \"$(cat list)\"", "only known when it runs"},
+		{"eval", "eval \"$cmd\"", "guard cannot read in advance"},
+		{"xargs", "find . -name x | xargs rm", "guard cannot read in advance"},
+		{"an unterminated quote", "rm 'oops", "cannot read the command"},
+		{"a relative target after cd -", "cd - && rm x", "cannot be located"},
+		{"a dynamic command name", "$EDITOR file", "command name"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := AnalyzeBash(tc.command, "/w", "/home/u", nil)
+			require.NotEmpty(t, got.Unjudged)
+			assert.Contains(t, strings.Join(got.Unjudged, "\n"), tc.note)
+		})
+	}
+}
+
+func TestAnalyzeBashAsksTheClassifierAboutEverySimpleCommand(t *testing.T) {
+	var seen [][]string
+	classify := func(args []string, dir string) (string, bool, error) {
+		seen = append(seen, args)
+		if args[0] == "npm" && len(args) > 1 && args[1] == "publish" {
+			return "registry-upload", strings.Contains(strings.Join(args, " "), "--dry-run"), nil
+		}
+		return "", false, nil
+	}
+	got := AnalyzeBash("cd pkg && npm publish --dry-run; /usr/bin/npm publish", "/w", "", classify)
+	assert.Equal(t, []string{"registry-upload /w/pkg (dry run)", "registry-upload /w/pkg"}, effectStrings(got))
+	assert.Equal(t, [][]string{{"cd", "pkg"}, {"npm", "publish", "--dry-run"}, {"npm", "publish"}}, seen)
+	assert.Equal(t, []Segment{{"cd pkg", "/w"}, {"npm publish --dry-run", "/w/pkg"}, {"/usr/bin/npm publish", "/w/pkg"}}, got.Segments)
+}
+
+func FuzzAnalyzeBash(f *testing.F) {
+	for _, s := range []string{
+		"rm -rf x", "echo $(cat <<EOF\nx\nEOF\n)", "a && b || c; d | e & f", `"unterminated`,
+		"cat > f <<-X\n\tbody\n\tX\n", "sed -ie s/x/y/ f", "cp -t", "git -C", "$((1+2))", "x=$'\\n' y",
+		"(cd a; (cd b; rm c)); rm d", "rm @(a|b)", "`rm x`", "dd of=*", "rm -tx",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		a := AnalyzeBash(cmd, "/w", "/h", nil)
+		for _, e := range a.Effects {
+			if !strings.HasPrefix(e.Path, "/") {
+				t.Fatalf("relative effect path %q from %q", e.Path, cmd)
+			}
+		}
+	})
+}
