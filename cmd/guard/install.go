@@ -4,15 +4,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/install"
 )
 
-// TODO(owner of this command): replace this stub.
 func newInstallCmd(env *guard.Env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "install",
-		Short: "(not implemented yet)",
+	o := install.Options{Env: env}
+	cmd := &cobra.Command{
+		Use:   "install [--repo DIR] [--hooks pre-commit,pre-push] [--force]",
+		Short: "Install guard's git hooks into the hooks folder git really uses",
+		Long: "Install guard's pre-commit and pre-push hooks into the folder git runs hooks from\n" +
+			"(core.hooksPath and linked worktrees included). A hook already there is kept as\n" +
+			"<hook>.pre-guard and still runs after guard's check. Idempotent. Also adds\n" +
+			"PRIVATE.txt and PUBLIC.txt to the repository's info/exclude.",
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "install: not implemented yet")
+			return install.RunInstall(cmd.Context(), o)
 		},
 	}
+	cmd.Flags().StringVar(&o.Repo, "repo", "", "a directory inside the repository (default: the current directory)")
+	cmd.Flags().StringSliceVar(&o.Hooks, "hooks", nil, "hooks to install (default pre-commit,pre-push)")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "install even where an earlier kept hook is in the way (it is kept as <hook>.pre-guard.<n>)")
+	return cmd
 }

@@ -4,15 +4,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/install"
 )
 
-// TODO(owner of this command): replace this stub.
 func newUninstallCmd(env *guard.Env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "uninstall",
-		Short: "(not implemented yet)",
+	o := install.Options{Env: env}
+	cmd := &cobra.Command{
+		Use:   "uninstall [--repo DIR]",
+		Short: "Remove guard's git hooks and put back the hooks they kept",
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "uninstall: not implemented yet")
+			return install.RunUninstall(cmd.Context(), o)
 		},
 	}
+	cmd.Flags().StringVar(&o.Repo, "repo", "", "a directory inside the repository (default: the current directory)")
+	return cmd
 }

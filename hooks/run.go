@@ -1,0 +1,274 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// check is one question a hook asked the policy and its answer: for pre-commit the
+// staged changes, for pre-push one pushed ref.
+type check struct {
+	what  string // "staged changes", "refs/heads/x -> refs/heads/x"
+	ref   string // the pushed ref, for the log ("" for pre-commit)
+	ops   []string
+	paths []string
+	dec   *guard.Decision
+}
+
+// outcome is what a hook found before deciding whether to let git go on.
+type outcome struct {
+	hook, remote, url string
+	repo              Repo
+	id                guard.Identity
+	checks            []check
+}
+
+// session holds what every hook needs: the repository, git, the identity and the
+// policy (one Policy per hook run, so directories are read once).
+type session struct {
+	env    *guard.Env
+	git    Git
+	repo   Repo
+	id     guard.Identity
+	policy *guard.Policy
+}
+
+func openSession(ctx context.Context, env *guard.Env) (*session, error) {
+	g := GitFor(env)
+	repo, err := OpenRepo(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	root := repo.Top
+	if root == "" {
+		root = repo.CommonDir
+	}
+	cfg, err := guard.FindConfig(root)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	id := guard.ResolveIdentity(env, "", "", cfg)
+	return &session{env: env, git: g, repo: repo, id: id, policy: guard.NewPolicy(env, id)}, nil
+}
+
+// root is the directory repository-wide operations (a deletion, a tag) are checked at.
+func (s *session) root() string {
+	if s.repo.Top != "" {
+		return s.repo.Top
+	}
+	return s.repo.CommonDir
+}
+
+// abs turns git's top-level-relative, slash-separated paths into absolute ones.
+func (s *session) abs(rel []string) []string {
+	out := make([]string, 0, len(rel))
+	for _, p := range rel {
+		out = append(out, filepath.Join(s.root(), filepath.FromSlash(p)))
+	}
+	return out
+}
+
+func (s *session) ask(ops, paths []string) (*guard.Decision, error) {
+	return s.policy.Check(guard.Request{
+		Ops:       ops,
+		Paths:     paths,
+		Fence:     s.env.Env("LOCK_FENCE"),
+		FenceFile: s.env.Env("LOCK_FENCE_FILE"),
+		RepoRoot:  s.root(),
+	})
+}
+
+// finish turns what a hook found (or the error that stopped it) into the hook's exit:
+// 0 to let git go on, 1 refused, 2 internal error (fail closed). GUARD_BYPASS lets a
+// refusal or an error through and records it in the bypass log.
+func finish(env *guard.Env, o outcome, runErr error) error {
+	w := env.Stderr
+	refused := false
+	for _, c := range o.checks {
+		if c.dec == nil {
+			continue
+		}
+		if !c.dec.Allowed {
+			refused = true
+			if c.ref != "" {
+				fmt.Fprintf(w, "guard: %s: push of %s refused\n", o.hook, c.what)
+			}
+		}
+		c.dec.Explain(w)
+	}
+	reason := strings.TrimSpace(env.Env("GUARD_BYPASS"))
+	verb := "commit"
+	if o.hook == "pre-push" {
+		verb = "push"
+	}
+	if runErr != nil {
+		fmt.Fprintf(w, "guard: %s: cannot check this %s: %v\n", o.hook, verb, runErr)
+	}
+	if reason != "" && (refused || runErr != nil) {
+		logPath, err := writeBypass(env, o, reason, refused, runErr)
+		if err != nil {
+			fmt.Fprintf(w, "guard: %s: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", o.hook, err)
+			fmt.Fprintf(w, "guard: refusing (fail closed): a bypass needs its audit trail. Fix the log, or skip the hook with `git %s --no-verify`.\n", verb)
+			return guard.Silent(guard.ExitUsage)
+		}
+		fmt.Fprintf(w, "guard: %s: GUARD_BYPASS set (%q): letting this %s through; recorded in %s\n", o.hook, reason, verb, logPath)
+		return nil
+	}
+	switch {
+	case runErr != nil:
+		fmt.Fprintf(w, "guard: refusing this %s (fail closed). Fix the cause above, or bypass once with an audit trail: GUARD_BYPASS=\"<reason>\" git %s ...\n", verb, verb)
+		return guard.Silent(guard.ExitUsage)
+	case refused:
+		fmt.Fprintf(w, "\nguard: %s refused. To override with an audit trail: GUARD_BYPASS=\"<reason>\" git %s ...\n", verb, verb)
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
+}
+
+// writeBypass appends the bypass to the repository's log and returns the log's path.
+func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr error) (string, error) {
+	if o.repo.CommonDir == "" {
+		return "", fmt.Errorf("no git directory to keep the log in")
+	}
+	e := BypassEntry{
+		Time: formatTime(env.Clock.Now()), Owner: o.id.Owner, Host: o.id.Host, User: env.User,
+		Reason: reason, Hook: o.hook, Remote: o.remote, URL: o.url, Refused: refused,
+	}
+	if runErr != nil {
+		e.Error = runErr.Error()
+	}
+	seenOp := map[string]bool{}
+	for _, c := range o.checks {
+		if c.ref != "" {
+			e.Refs = append(e.Refs, c.ref)
+		}
+		for _, op := range c.ops {
+			if !seenOp[op] {
+				seenOp[op] = true
+				e.Ops = append(e.Ops, op)
+			}
+		}
+		e.Paths = append(e.Paths, c.paths...)
+		if c.dec == nil {
+			continue
+		}
+		for _, b := range c.dec.Blocking {
+			bb := BypassBlock{Path: b.Path, Reason: b.Reason}
+			if b.Lock != nil {
+				bb.Lock, bb.Owner = b.Lock.Path, b.Lock.Owner
+			}
+			e.Blocking = append(e.Blocking, bb)
+		}
+	}
+	if e.Ops == nil {
+		e.Ops = []string{}
+	}
+	p := o.repo.BypassLogPath()
+	return p, AppendBypass(p, e)
+}
+
+// RunPreCommit is `guard hook pre-commit`: every staged path (both sides of renames,
+// deletions included) is checked for the commit operation, and staging a publication
+// marker is refused.
+func RunPreCommit(ctx context.Context, env *guard.Env) error {
+	o := outcome{hook: "pre-commit"}
+	err := preCommit(ctx, env, &o)
+	return finish(env, o, err)
+}
+
+func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
+	s, err := openSession(ctx, env)
+	if err != nil {
+		return err
+	}
+	o.repo, o.id = s.repo, s.id
+	changes, err := StagedChanges(ctx, s.git)
+	if err != nil {
+		return err
+	}
+	rel := make([]string, 0, len(changes))
+	for _, c := range changes {
+		rel = append(rel, c.Path)
+	}
+	paths := s.abs(rel)
+	ops := []string{"commit"}
+	dec, err := s.ask(ops, paths)
+	if err != nil {
+		return err
+	}
+	for i, c := range changes {
+		// Staging a marker's removal is how one fixes a committed marker: allowed.
+		if c.Status != 'D' && IsMarker(c.Path) {
+			dec.Blocking = append(dec.Blocking, guard.Block{
+				Path: paths[i],
+				Reason: fmt.Sprintf("%s is a publication marker, a local control file that is never committed; unstage it with `git rm --cached -- %s` (guard install keeps it in .git/info/exclude)",
+					filepath.Base(c.Path), c.Path),
+			})
+			dec.Allowed = false
+		}
+	}
+	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: paths, dec: dec})
+	return nil
+}
+
+// RunPrePush is `guard hook pre-push REMOTE URL`: for every ref line on stdin, every
+// path changed by every commit the push would publish is checked for push (and
+// release-tag for tags); a deletion, and any tag, is also checked at the repository
+// root.
+func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin io.Reader) error {
+	o := outcome{hook: "pre-push", remote: remote, url: url}
+	err := prePush(ctx, env, remote, stdin, &o)
+	return finish(env, o, err)
+}
+
+func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader, o *outcome) error {
+	ups, err := ParseRefLines(stdin)
+	if err != nil {
+		return err
+	}
+	s, err := openSession(ctx, env)
+	if err != nil {
+		return err
+	}
+	o.repo, o.id = s.repo, s.id
+	var remoteSHAs []string
+	for _, u := range ups {
+		if !u.Deletion() && !u.NewRef() {
+			remoteSHAs = append(remoteSHAs, u.RemoteSHA)
+		}
+	}
+	have, err := presentCommits(ctx, s.git, remoteSHAs)
+	if err != nil {
+		return err
+	}
+	for _, u := range ups {
+		ops := []string{"push"}
+		if u.Tag() {
+			ops = append(ops, "release-tag")
+		}
+		var paths []string
+		if revs := PushRange(u, remote, have[u.RemoteSHA]); revs != nil {
+			rel, err := LogPaths(ctx, s.git, revs...)
+			if err != nil {
+				return fmt.Errorf("%s: %w", u, err)
+			}
+			paths = s.abs(rel)
+		}
+		if u.Deletion() || u.Tag() {
+			paths = append(paths, s.root())
+		}
+		c := check{what: u.String(), ref: u.String(), ops: ops, paths: paths}
+		if len(paths) > 0 {
+			if c.dec, err = s.ask(ops, paths); err != nil {
+				return err
+			}
+		}
+		o.checks = append(o.checks, c)
+	}
+	return nil
+}

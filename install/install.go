@@ -1,0 +1,275 @@
+// Package install puts guard's git hooks into a repository and takes them out again
+// (guard install, guard uninstall), and checks that everything is in place (guard
+// doctor).
+//
+// Guarantees: install writes into the folder git really runs hooks from (asked with
+// `git rev-parse --git-path hooks`, so core.hooksPath and linked worktrees are right);
+// it recognises its own hooks by Marker and rewrites them in place (idempotent); a
+// foreign hook is moved aside to <hook>.pre-guard, run by guard's hook after guard's
+// check, and moved back by uninstall. Nothing is ever deleted that guard did not
+// write.
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// Options are the inputs of guard install and guard uninstall.
+type Options struct {
+	Env *guard.Env
+	// Repo is a directory inside the repository (default: Env.Dir).
+	Repo string
+	// Hooks to install (default: pre-commit and pre-push).
+	Hooks []string
+	// Force lets install proceed when a foreign hook is there and an earlier one was
+	// already kept as <hook>.pre-guard: the earlier one is moved to
+	// <hook>.pre-guard.<n>, never deleted.
+	Force bool
+}
+
+func (o Options) dir() string {
+	if o.Repo == "" {
+		return o.Env.Dir
+	}
+	if filepath.IsAbs(o.Repo) {
+		return o.Repo
+	}
+	return filepath.Join(o.Env.Dir, o.Repo)
+}
+
+// RunInstall is guard install.
+func RunInstall(ctx context.Context, o Options) error {
+	names := o.Hooks
+	if len(names) == 0 {
+		names = Hooks
+	}
+	for _, h := range names {
+		if !slices.Contains(Hooks, h) {
+			return guard.Exitf(guard.ExitUsage, "install: unknown hook %q (guard installs %s)", h, strings.Join(Hooks, ", "))
+		}
+	}
+	exe := o.Env.Executable
+	if exe == "" || !filepath.IsAbs(exe) {
+		return guard.Exitf(guard.ExitUsage, "install: cannot tell where the guard binary is (%q)", exe)
+	}
+	r, err := openRepo(ctx, o.Env, o.dir())
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "install: %w", err)
+	}
+	if err := os.MkdirAll(r.Hooks, 0o755); err != nil {
+		return guard.Exitf(guard.ExitUsage, "install: hooks folder: %w", err)
+	}
+	for _, h := range names {
+		msg, err := installHook(r.Hooks, h, exe, o.Force)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(o.Env.Stdout, msg)
+	}
+	added, err := addExcludes(r.Exclude)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "install: %w", err)
+	}
+	if added {
+		fmt.Fprintf(o.Env.Stdout, "ignored PRIVATE.txt and PUBLIC.txt in %s\n", r.Exclude)
+	}
+	if husky(r.Hooks) {
+		fmt.Fprintf(o.Env.Stderr, "guard: warning: %s is managed by husky, which may rewrite it; see README \"Git hooks\" for the husky recipe\n", r.Hooks)
+	}
+	return nil
+}
+
+// installHook writes guard's hook for name into dir and says what it did.
+func installHook(dir, name, exe string, force bool) (string, error) {
+	path := filepath.Join(dir, name)
+	backup := path + BackupSuffix
+	_, lerr := os.Lstat(path)
+	present := lerr == nil
+	existing, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+	}
+	// A dangling symlink reads as not existing; it is still kept aside, not lost.
+	note := ""
+	if present && !IsGuardHook(existing) {
+		if _, err := os.Lstat(backup); err == nil {
+			if !force {
+				return "", guard.Exitf(guard.ExitRefused,
+					"install: %s is a hook guard did not write, and %s already keeps an earlier one; move one of them away, or run `guard install --force` to keep both (the earlier one moves to %s.<n>)",
+					path, filepath.Base(backup), filepath.Base(backup))
+			}
+			older, err := freeName(backup)
+			if err != nil {
+				return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+			}
+			if err := os.Rename(backup, older); err != nil {
+				return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+			}
+			note = fmt.Sprintf("; moved the earlier kept hook to %s", filepath.Base(older))
+		}
+		if err := os.Rename(path, backup); err != nil {
+			return "", guard.Exitf(guard.ExitUsage, "install: keeping the existing hook: %w", err)
+		}
+		note = fmt.Sprintf(" (kept the existing hook as %s, which still runs after guard%s)", filepath.Base(backup), note)
+	} else if _, err := os.Lstat(backup); err == nil {
+		note = fmt.Sprintf(" (runs %s after guard)", filepath.Base(backup))
+	}
+	content := script(name, exe, shellInterpreter(backup))
+	if err := writeExecutable(path, []byte(content)); err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+	}
+	return "installed " + path + note, nil
+}
+
+// freeName returns base.<n> for the smallest n >= 1 that does not exist.
+func freeName(base string) (string, error) {
+	for n := 1; n < 1000; n++ {
+		p := fmt.Sprintf("%s.%d", base, n)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no free name for %s", base)
+}
+
+// writeExecutable replaces path atomically with an executable file.
+func writeExecutable(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".guard-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return nil
+}
+
+// excludeLines keep the publication markers out of commits without touching the
+// tracked .gitignore: they are local control files of this clone.
+var excludeLines = []string{"PRIVATE.txt", "PUBLIC.txt"}
+
+const excludeComment = "# guard: publication markers are local control files, never committed"
+
+// addExcludes appends the markers to the exclude file unless it lists them already.
+func addExcludes(path string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		have[strings.TrimSpace(l)] = true
+	}
+	var add []string
+	for _, l := range excludeLines {
+		if !have[l] {
+			add = append(add, l)
+		}
+	}
+	if len(add) == 0 {
+		return false, nil
+	}
+	var b strings.Builder
+	if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
+		b.WriteString("\n")
+	}
+	if !have[excludeComment] {
+		b.WriteString(excludeComment + "\n")
+	}
+	for _, l := range add {
+		b.WriteString(l + "\n")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return false, err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return true, f.Close()
+}
+
+// husky reports whether dir is husky's generated hooks folder (.husky/_), which
+// husky rewrites on every `npm install`.
+func husky(dir string) bool {
+	if filepath.Base(dir) != "_" || filepath.Base(filepath.Dir(dir)) != ".husky" {
+		return false
+	}
+	return true
+}
+
+// RunUninstall is guard uninstall: guard's hooks are removed and the hooks they kept
+// are put back. A hook guard did not write is left alone.
+func RunUninstall(ctx context.Context, o Options) error {
+	r, err := openRepo(ctx, o.Env, o.dir())
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+	}
+	problems := 0
+	for _, name := range Hooks {
+		path := filepath.Join(r.Hooks, name)
+		backup := path + BackupSuffix
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, lerr := os.Lstat(path); lerr != nil {
+				// guard's hook is gone (removed by hand or by another manager): a kept
+				// hook can go back to its place.
+				if _, err := os.Lstat(backup); err == nil {
+					if err := os.Rename(backup, path); err != nil {
+						return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+					}
+					fmt.Fprintf(o.Env.Stdout, "restored %s\n", path)
+				}
+				continue
+			}
+		} else if err != nil {
+			return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+		}
+		if !IsGuardHook(data) {
+			if _, err := os.Lstat(backup); err == nil {
+				fmt.Fprintf(o.Env.Stderr, "guard: uninstall: %s is not guard's hook any more; left it and %s as they are\n", path, filepath.Base(backup))
+				problems++
+			}
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+		}
+		fmt.Fprintf(o.Env.Stdout, "removed %s\n", path)
+		if _, err := os.Lstat(backup); err == nil {
+			if err := os.Rename(backup, path); err != nil {
+				return guard.Exitf(guard.ExitUsage, "uninstall: restoring %s: %w", backup, err)
+			}
+			fmt.Fprintf(o.Env.Stdout, "restored %s\n", path)
+		}
+	}
+	if problems > 0 {
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
+}

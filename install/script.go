@@ -1,0 +1,127 @@
+package install
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Marker is the line that identifies a hook file written by guard. Anything in a
+// hook's place without it is a foreign hook, which install keeps and chains.
+const Marker = "# guard-managed-hook: written by `guard install`; `guard uninstall` removes it"
+
+// BackupSuffix names where a foreign hook is moved aside: pre-commit becomes
+// pre-commit.pre-guard, and guard's hook runs it after its own check.
+const BackupSuffix = ".pre-guard"
+
+// Hooks are the hooks guard installs by default.
+var Hooks = []string{"pre-commit", "pre-push"}
+
+// script returns the hook file for hook. exe is the guard binary recorded at install
+// (the hook falls back to `guard` on PATH, and fails closed when neither exists);
+// prevInterp is the shell that runs the chained foreign hook by sourcing it, or "" to
+// execute it directly (see shellInterpreter).
+func script(hook, exe, prevInterp string) string {
+	verb := "commit"
+	if hook == "pre-push" {
+		verb = "push"
+	}
+	return fmt.Sprintf(`#!/bin/sh
+%s
+# Refuses a %[3]s that touches an area under someone else's LOCK file (guard hook %[2]s).
+# Bypass once, with an audit trail: GUARD_BYPASS="<reason>" git %[3]s ...
+# A hook that was here before guard is kept as %[2]s%[4]s and still runs after guard.
+hook=%[2]s
+guard_exe=%[5]s
+prev_interp=%[6]s
+
+if [ ! -x "$guard_exe" ]; then
+	if command -v guard >/dev/null 2>&1; then
+		guard_exe=$(command -v guard)
+	else
+		echo "guard: the $hook hook cannot run: guard is gone from $guard_exe and is not on PATH." >&2
+		echo "guard: refusing this %[3]s (fail closed). Reinstall guard and run 'guard install', or skip the hook once with 'git %[3]s --no-verify'." >&2
+		exit 2
+	fi
+fi
+
+prev="$(dirname "$0")/$hook%[4]s"
+run_prev() {
+	if [ -n "$prev_interp" ]; then
+		# Sourced so that $0 stays the hook's own name: hook managers such as husky
+		# dispatch on it.
+		GUARD_PREV_HOOK="$prev" $prev_interp -c '. "$GUARD_PREV_HOOK"' "$0" "$@"
+	else
+		"$prev" "$@"
+	fi
+}
+
+if [ ! -f "$prev" ] || [ ! -x "$prev" ]; then
+	exec "$guard_exe" hook "$hook" "$@"
+fi
+
+if [ "$hook" = pre-push ]; then
+	# git gives the pushed refs on stdin once; both guard and the kept hook read them.
+	refs=$(mktemp "${TMPDIR:-/tmp}/guard-pre-push.XXXXXX") || { echo "guard: cannot create a temporary file; refusing (fail closed)" >&2; exit 2; }
+	trap 'rm -f "$refs"' EXIT
+	trap 'exit 2' HUP INT TERM
+	cat >"$refs" || exit 2
+	"$guard_exe" hook "$hook" "$@" <"$refs" || exit $?
+	run_prev "$@" <"$refs"
+	exit $?
+fi
+
+"$guard_exe" hook "$hook" "$@" || exit $?
+run_prev "$@"
+`, Marker, hook, verb, BackupSuffix, shellQuote(exe), shellQuote(prevInterp))
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// IsGuardHook reports whether the hook file content was written by guard.
+func IsGuardHook(content []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(content))
+	for i := 0; sc.Scan() && i < 5; i++ {
+		if strings.TrimSpace(sc.Text()) == Marker {
+			return true
+		}
+	}
+	return false
+}
+
+var guardExeLine = regexp.MustCompile(`(?m)^guard_exe='((?:[^']|'\\'')*)'$`)
+
+// RecordedExecutable returns the guard path a hook file recorded at install.
+func RecordedExecutable(content []byte) (string, bool) {
+	m := guardExeLine.FindSubmatch(content)
+	if m == nil {
+		return "", false
+	}
+	return strings.ReplaceAll(string(m[1]), `'\''`, "'"), true
+}
+
+var shellShebang = regexp.MustCompile(`^#!\s*(\S*/)?(env\s+)?(sh|bash|dash|ksh|zsh)(\s|$)`)
+
+// shellInterpreter returns the interpreter line of a POSIX-shell hook ("/bin/sh",
+// "/usr/bin/env bash -e"), or "" for any other program. guard runs a kept shell hook by
+// sourcing it under the hook's own name ($0), because hook managers such as husky v9
+// find the user's script from $0's name; other programs are executed as they are.
+func shellInterpreter(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+	if !shellShebang.MatchString(line) {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimPrefix(line, "#!"))
+}
