@@ -183,13 +183,22 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 			out = append(out, hit{lock: l, target: target})
 		}
 	}
-	for d := start; ; {
-		visit(d, abs)
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
+	chain := func(start, target string) {
+		for d := start; ; {
+			visit(d, target)
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
 		}
-		d = parent
+	}
+	chain(start, abs)
+	// Through a symbolic link the same files are also reached by their real path,
+	// where other locks may sit: look there too.
+	if real, rest := resolveExisting(start); filepath.Join(real, rest) != start {
+		realStart := filepath.Join(real, rest)
+		chain(realStart, filepath.Join(realStart, strings.TrimPrefix(abs, start)))
 	}
 	if top := repoTop(start); top != "" {
 		rel, err := filepath.Rel(top, start)
@@ -485,4 +494,20 @@ func matchingOps(l *lockcore.Lock, ops []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// resolveExisting resolves the symbolic links in the longest existing prefix of dir,
+// returning the resolved prefix and the rest (which does not exist yet).
+func resolveExisting(dir string) (real, rest string) {
+	for d, tail := dir, ""; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return r, tail
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir, ""
+		}
+		tail = filepath.Join(filepath.Base(d), tail)
+		d = parent
+	}
 }

@@ -197,3 +197,16 @@ func TestPolicyRefusesASupersededFence(t *testing.T) {
 	require.False(t, dec.Allowed)
 	assert.Contains(t, dec.Blocking[0].Reason, "LOCK_FENCE_FILE is not")
 }
+
+func TestPolicyFollowsSymlinksToTheRealArea(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "real", "locked", "LOCK.txt"), fresh)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "work"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(root, "real", "locked"), filepath.Join(root, "work", "link")))
+	p := NewPolicy(testEnv(root), Identity{Owner: "bob"})
+	for _, path := range []string{"work/link/a.go", "work/link/new/dir/b.go"} {
+		dec, err := p.Check(Request{Paths: []string{path}})
+		require.NoError(t, err)
+		assert.False(t, dec.Allowed, path)
+	}
+}
