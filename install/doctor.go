@@ -1,0 +1,402 @@
+package install
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// DoctorOptions are the inputs of guard doctor.
+type DoctorOptions struct {
+	Env *guard.Env
+	// Roots are directories to examine; each is a repository (any directory inside
+	// one) or a folder whose repositories are found below it. Default: Env.Dir.
+	Roots []string
+	JSON  bool
+}
+
+// DoctorReport is `guard doctor --json`.
+type DoctorReport struct {
+	Healthy      bool         `json:"healthy"`
+	Repositories []RepoReport `json:"repositories"`
+	Problems     []string     `json:"problems"`
+}
+
+// RepoReport is what doctor found in one repository.
+type RepoReport struct {
+	Path       string          `json:"path"`
+	HooksDir   string          `json:"hooks_dir"`
+	Hooks      []HookReport    `json:"hooks"`
+	Config     ConfigReport    `json:"config"`
+	StaleLocks []lockcore.JSON `json:"stale_locks"`
+	// Bypasses are the entries of the bypass log, as written by the hooks.
+	Bypasses  []json.RawMessage `json:"bypasses"`
+	BypassLog string            `json:"bypass_log"`
+	Problems  []string          `json:"problems"`
+}
+
+// HookReport is the state of one hook: "installed" (guard's), "missing" or "foreign"
+// (a hook guard did not write, so guard does not run).
+type HookReport struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	State string `json:"state"`
+	// Guard is the guard binary the hook recorded; GuardOK whether the hook can find
+	// a guard binary (the recorded one, else one on PATH: Fallback).
+	Guard    string `json:"guard,omitempty"`
+	GuardOK  bool   `json:"guard_ok"`
+	Fallback string `json:"fallback,omitempty"`
+	// Kept is the foreign hook guard's hook runs after its check, if any.
+	Kept string `json:"kept,omitempty"`
+}
+
+// ConfigReport is the .guard.toml governing the repository.
+type ConfigReport struct {
+	Path  string `json:"path"`
+	Error string `json:"error,omitempty"`
+}
+
+// RunDoctor is guard doctor: 0 when every repository is healthy, 1 when a problem is
+// found, 2 when there is nothing to examine.
+func RunDoctor(ctx context.Context, o DoctorOptions) error {
+	roots := o.Roots
+	if len(roots) == 0 {
+		roots = []string{o.Env.Dir}
+	}
+	rep := DoctorReport{Repositories: []RepoReport{}, Problems: []string{}}
+	seen := map[string]bool{}
+	for _, root := range roots {
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(o.Env.Dir, root)
+		}
+		dirs := []string{root}
+		if _, err := openRepo(ctx, o.Env, root); err != nil {
+			dirs = findRepos(root, 3)
+			if len(dirs) == 0 {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: no git repository here or below", root))
+				continue
+			}
+		}
+		for _, d := range dirs {
+			r, err := openRepo(ctx, o.Env, d)
+			if err != nil {
+				rep.Problems = append(rep.Problems, err.Error())
+				continue
+			}
+			key := r.Top + "\x00" + r.CommonDir
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			rep.Repositories = append(rep.Repositories, examine(o.Env, r))
+		}
+	}
+	rep.Healthy = len(rep.Problems) == 0
+	for _, r := range rep.Repositories {
+		if len(r.Problems) > 0 {
+			rep.Healthy = false
+		}
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return guard.Exitf(guard.ExitUsage, "doctor: %w", err)
+		}
+	} else {
+		writeDoctor(o.Env.Stdout, rep)
+	}
+	switch {
+	case len(rep.Repositories) == 0:
+		return guard.Silent(guard.ExitUsage)
+	case !rep.Healthy:
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
+}
+
+// findRepos returns the working trees (folders with a .git entry) at most depth levels
+// below root.
+func findRepos(root string, depth int) []string {
+	var out []string
+	var walk func(dir string, d int)
+	walk = func(dir string, d int) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			out = append(out, dir)
+			return
+		}
+		if d == 0 {
+			return
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.IsDir() && !skipDir(e.Name()) {
+				walk(filepath.Join(dir, e.Name()), d-1)
+			}
+		}
+	}
+	walk(root, depth)
+	return out
+}
+
+func skipDir(name string) bool {
+	return name == ".git" || name == "node_modules"
+}
+
+func examine(env *guard.Env, r repoInfo) RepoReport {
+	rep := RepoReport{Path: r.Top, HooksDir: r.Hooks, Hooks: []HookReport{}, StaleLocks: []lockcore.JSON{},
+		Bypasses: []json.RawMessage{}, Problems: []string{}}
+	if rep.Path == "" {
+		rep.Path = r.CommonDir
+	}
+	problem := func(format string, args ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, args...)) }
+
+	for _, name := range Hooks {
+		h := hookState(env, r.Hooks, name)
+		switch h.State {
+		case "missing":
+			problem("%s hook is not installed (run `guard install`)", name)
+		case "foreign":
+			problem("%s hook %s was not written by guard, so guard does not run (run `guard install`)", name, h.Path)
+		case "installed":
+			if !h.GuardOK {
+				problem("%s hook cannot find guard: %s is gone and none is on PATH (reinstall guard, then `guard install`)", name, h.Guard)
+			}
+		}
+		rep.Hooks = append(rep.Hooks, h)
+	}
+
+	if r.Top != "" {
+		cfg, err := guard.FindConfig(r.Top)
+		if err != nil {
+			rep.Config.Error = err.Error()
+			problem("configuration: %v", err)
+		} else {
+			rep.Config.Path = cfg.Path
+		}
+		now := env.Clock.Now()
+		for _, l := range staleLocks(r.Top, now) {
+			rep.StaleLocks = append(rep.StaleLocks, l.ToJSON(now))
+			problem("stale lock %s (owner %s) expired; `guard prune` removes it", l.Path, orNone(l.Owner))
+		}
+	}
+
+	rep.BypassLog = filepath.Join(r.CommonDir, "guard", "bypass.log")
+	entries, err := readBypassLog(rep.BypassLog)
+	if err != nil {
+		problem("bypass log: %v", err)
+	}
+	rep.Bypasses = append(rep.Bypasses, entries...)
+	return rep
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func hookState(env *guard.Env, dir, name string) HookReport {
+	h := HookReport{Name: name, Path: filepath.Join(dir, name)}
+	if _, err := os.Lstat(h.Path + BackupSuffix); err == nil {
+		h.Kept = h.Path + BackupSuffix
+	}
+	data, err := os.ReadFile(h.Path)
+	if err != nil {
+		if _, lerr := os.Lstat(h.Path); lerr == nil {
+			h.State = "foreign"
+		} else {
+			h.State = "missing"
+		}
+		return h
+	}
+	if !IsGuardHook(data) {
+		h.State = "foreign"
+		return h
+	}
+	h.State = "installed"
+	h.Guard, _ = RecordedExecutable(data)
+	if executable(h.Guard) {
+		h.GuardOK = true
+	} else if p := lookPath(env, "guard"); p != "" {
+		h.GuardOK, h.Fallback = true, p
+	}
+	return h
+}
+
+func executable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+// lookPath searches the PATH of env (not the process's) for name.
+func lookPath(env *guard.Env, name string) string {
+	for _, d := range filepath.SplitList(env.Env("PATH")) {
+		if d == "" {
+			continue
+		}
+		if p := filepath.Join(d, name); executable(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// staleLocks returns the prunable locks in the working tree at top and in the
+// directories above it (whose locks reach down into it).
+func staleLocks(top string, now time.Time) []*lockcore.Lock {
+	loc := now.Location()
+	var stale []*lockcore.Lock
+	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable corners are the policy's business, not doctor's
+		}
+		if d.IsDir() {
+			if p != top && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !lockcore.IsLockName(d.Name()) || !d.Type().IsRegular() {
+			return nil
+		}
+		if l, err := lockcore.ReadLock(p, loc); err == nil && l.Prunable(now) {
+			stale = append(stale, l)
+		}
+		return nil
+	})
+	for d := filepath.Dir(top); ; d = filepath.Dir(d) {
+		locks, _ := lockcore.ReadDir(d, loc)
+		for _, l := range locks {
+			if l.Prunable(now) {
+				stale = append(stale, l)
+			}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return stale
+}
+
+// readBypassLog returns the log's lines (JSON objects); a missing log has none.
+func readBypassLog(path string) ([]json.RawMessage, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []json.RawMessage
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if !json.Valid([]byte(line)) {
+			return out, fmt.Errorf("%s:%d: not a JSON object", path, n)
+		}
+		out = append(out, json.RawMessage(line))
+	}
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// bypassSummary is the part of a bypass log entry the text report shows.
+type bypassSummary struct {
+	Time     string   `json:"time"`
+	Owner    string   `json:"owner"`
+	Hook     string   `json:"hook"`
+	Reason   string   `json:"reason"`
+	Refs     []string `json:"refs"`
+	Blocking []struct {
+		Path string `json:"path"`
+		Lock string `json:"lock"`
+	} `json:"blocking"`
+	Error string `json:"error"`
+}
+
+func writeDoctor(w io.Writer, rep DoctorReport) {
+	for i, r := range rep.Repositories {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "repository %s\n", r.Path)
+		fmt.Fprintf(w, "  hooks folder: %s\n", r.HooksDir)
+		for _, h := range r.Hooks {
+			line := fmt.Sprintf("  %s: %s", h.Name, h.State)
+			switch {
+			case h.State == "installed" && h.Fallback != "":
+				line += fmt.Sprintf(" (recorded guard %s is gone; using %s from PATH)", h.Guard, h.Fallback)
+			case h.State == "installed" && h.GuardOK:
+				line += fmt.Sprintf(" (guard %s)", h.Guard)
+			case h.State == "installed":
+				line += fmt.Sprintf(" (guard %s is gone, none on PATH: the hook refuses everything)", h.Guard)
+			}
+			if h.Kept != "" {
+				line += fmt.Sprintf("; runs kept hook %s", filepath.Base(h.Kept))
+			}
+			fmt.Fprintln(w, line)
+		}
+		switch {
+		case r.Config.Error != "":
+			fmt.Fprintf(w, "  config: error: %s\n", r.Config.Error)
+		case r.Config.Path != "":
+			fmt.Fprintf(w, "  config: %s\n", r.Config.Path)
+		default:
+			fmt.Fprintln(w, "  config: none")
+		}
+		if len(r.StaleLocks) == 0 {
+			fmt.Fprintln(w, "  stale locks: none")
+		} else {
+			fmt.Fprintf(w, "  stale locks: %d\n", len(r.StaleLocks))
+			for _, l := range r.StaleLocks {
+				fmt.Fprintf(w, "    %s (owner %s)\n", l.Path, orNone(l.Owner))
+			}
+		}
+		fmt.Fprintf(w, "  bypasses: %d (%s)\n", len(r.Bypasses), r.BypassLog)
+		for _, raw := range r.Bypasses {
+			var b bypassSummary
+			_ = json.Unmarshal(raw, &b)
+			what := fmt.Sprintf("%d blocked", len(b.Blocking))
+			if b.Error != "" {
+				what = "error: " + b.Error
+			}
+			refs := ""
+			if len(b.Refs) > 0 {
+				refs = " " + strings.Join(b.Refs, ", ")
+			}
+			fmt.Fprintf(w, "    %s %s %s%s: %q (%s)\n", b.Time, orNone(b.Owner), b.Hook, refs, b.Reason, what)
+		}
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "  problem: %s\n", p)
+		}
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	if rep.Healthy && len(rep.Repositories) > 0 {
+		fmt.Fprintln(w, "healthy")
+	}
+}
