@@ -116,6 +116,7 @@ func (p *Policy) Check(req Request) (*Decision, error) {
 			d.Blocking = append(d.Blocking, b)
 		}
 	}
+	d.Blocking = dedupe(d.Blocking)
 	d.Allowed = len(d.Blocking) == 0
 	return d, nil
 }
@@ -510,4 +511,22 @@ func resolveExisting(dir string) (real, rest string) {
 		tail = filepath.Join(filepath.Base(d), tail)
 		d = parent
 	}
+}
+
+// dedupe drops repeated (path, lock) pairs: a lock can be reached along two chains (a
+// symbolic link and its real path).
+func dedupe(blocks []Block) []Block {
+	seen := map[[2]string]bool{}
+	out := blocks[:0]
+	for _, b := range blocks {
+		key := [2]string{b.Path, b.Reason}
+		if b.Lock != nil {
+			key[1] = b.Lock.Path
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, b)
+		}
+	}
+	return out
 }

@@ -208,5 +208,6 @@ func TestPolicyFollowsSymlinksToTheRealArea(t *testing.T) {
 		dec, err := p.Check(Request{Paths: []string{path}})
 		require.NoError(t, err)
 		assert.False(t, dec.Allowed, path)
+		assert.Len(t, dec.Blocking, 1, "one lock, reported once")
 	}
 }
