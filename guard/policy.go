@@ -522,6 +522,9 @@ func dedupe(blocks []Block) []Block {
 		key := [2]string{b.Path, b.Reason}
 		if b.Lock != nil {
 			key[1] = b.Lock.Path
+			if real, err := filepath.EvalSymlinks(b.Lock.Path); err == nil {
+				key[1] = real
+			}
 		}
 		if !seen[key] {
 			seen[key] = true
