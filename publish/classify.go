@@ -1,0 +1,356 @@
+// Package publish guards publication: it tells which publication operation a command
+// performs and on which project (Classify), asks the guard package whether markers
+// and locks allow it, runs PUBLIC.txt checks before and chores after the command
+// (`guard publish`), and reports readiness (`guard preflight`).
+package publish
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// The publication operations (CONTRACT.md section 2).
+const (
+	OpRegistryUpload   = "registry-upload"
+	OpPublishRelease   = "publish-release"
+	OpVisibilityPublic = "visibility-public"
+)
+
+// Classification is what a command would publish and where.
+type Classification struct {
+	// Op is the publication operation the command performs, or "" when it publishes
+	// nothing (gh repo create --private, npm install, ...).
+	Op string
+	// ProjectDir is the absolute directory of the project the command acts on: the
+	// working directory unless the command names another (npm publish ./pkg,
+	// --prefix, -C, cargo --manifest-path, gh repo create --source).
+	ProjectDir string
+	// DryRun is set for a form that only rehearses the publication
+	// (npm publish --dry-run, goreleaser release --snapshot): it runs unguarded.
+	DryRun bool
+	// Known is false when guard cannot tell what the command does; guard publish
+	// refuses such a command (2) unless .guard.toml maps it.
+	Known bool
+	// Why says, for people, what the classification rests on.
+	Why string
+	// Words are the command words that name the command (the program and its
+	// subcommands), as [publish.commands] would spell them.
+	Words []string
+}
+
+// Publishes reports whether running the command must be guarded: it is known to
+// publish and is not a dry run.
+func (c Classification) Publishes() bool { return c.Op != "" && !c.DryRun }
+
+// ConfigHint is the .guard.toml text that would map an unrecognised command to an
+// operation (registry-upload as the example; the comment lists the others).
+func (c Classification) ConfigHint() string {
+	key := strings.Join(c.Words, " ")
+	return fmt.Sprintf("[publish.commands]\n%s = %q\n# operations: %s, %s, %s, or \"none\" for a command that publishes nothing",
+		tomlQuote(key), OpRegistryUpload, OpRegistryUpload, OpPublishRelease, OpVisibilityPublic)
+}
+
+// tomlQuote writes s as a TOML basic string.
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// OpNone, as the operation of a [publish.commands] entry, declares that the command
+// publishes nothing.
+const OpNone = "none"
+
+// Classify tells what the command args (program first) would publish when run in
+// dir (absolute), consulting cfg's [publish.commands] (cfg may be nil). Wrappers are
+// seen through: NAME=value assignments, env, sudo/doas, npx/pnpx/bunx/uvx, pnpm
+// dlx/exec, yarn dlx/exec, npm exec, bun x, bundle exec, python -m, command, exec,
+// time, nohup, nice. A builtin classification that publishes cannot be weakened by
+// the configuration; a command the builtin rules do not know, or know to publish
+// nothing, takes the operation the configuration gives it.
+func Classify(argv []string, dir string, cfg *guard.Config) (Classification, error) {
+	if !filepath.IsAbs(dir) {
+		return Classification{}, fmt.Errorf("classify: working directory %q is not absolute", dir)
+	}
+	dir = filepath.Clean(dir)
+	words, dir := unwrap(argv, dir)
+	if len(words) == 0 {
+		return Classification{ProjectDir: dir, Why: "no command to run"}, nil
+	}
+	c := classifyBuiltin(words, dir)
+	if c.ProjectDir == "" {
+		c.ProjectDir = dir
+	}
+	if len(c.Words) == 0 {
+		c.Words = commandWords(words)
+	}
+	if c.Op != "" || cfg == nil {
+		return c, nil
+	}
+	if key, op, ok := matchConfig(words, cfg.Publish.Commands); ok {
+		c.Known = true
+		c.Words = strings.Fields(key)
+		c.DryRun = newArgs(words[1:]).flag("--dry-run")
+		c.ProjectDir = genericProjectDir(words, dir)
+		if op == OpNone {
+			c.Op = ""
+			c.Why = fmt.Sprintf(".guard.toml [publish.commands] says %q publishes nothing", key)
+		} else {
+			c.Op = op
+			c.Why = fmt.Sprintf(".guard.toml [publish.commands] maps %q to %s", key, op)
+		}
+	}
+	return c, nil
+}
+
+// unwrap strips the wrappers in front of the real command and applies the
+// directory changes they make (env -C, sudo -D, git -C is handled per tool).
+func unwrap(words []string, dir string) ([]string, string) {
+	for len(words) > 0 {
+		prog := programName(words[0])
+		rest := words[1:]
+		switch {
+		case isAssignment(words[0]):
+			words = rest
+		case prog == "env":
+			words, dir = unwrapEnv(rest, dir)
+		case prog == "sudo" || prog == "doas":
+			a := newArgs(rest, "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir")
+			if d, ok := a.value("-D", "--chdir"); ok && d != "" {
+				dir = resolve(dir, d)
+			}
+			words = skipOptions(rest, a.valued)
+		case prog == "command" || prog == "exec" || prog == "time" || prog == "nohup" || prog == "builtin":
+			words = skipOptions(rest, map[string]bool{"-a": true})
+		case prog == "nice":
+			words = skipOptions(rest, map[string]bool{"-n": true, "--adjustment": true})
+		case prog == "npx" || prog == "pnpx" || prog == "bunx" || prog == "uvx":
+			w, ok := unwrapRunner(rest)
+			if !ok {
+				return nil, dir
+			}
+			words = w
+		case prog == "pipx" && len(rest) > 0 && rest[0] == "run":
+			w, ok := unwrapRunner(rest[1:])
+			if !ok {
+				return nil, dir
+			}
+			words = w
+		case (prog == "pnpm" || prog == "yarn") && len(rest) > 0 && (rest[0] == "dlx" || rest[0] == "exec"):
+			w, ok := unwrapRunner(rest[1:])
+			if !ok {
+				return nil, dir
+			}
+			words = w
+		case prog == "bun" && len(rest) > 0 && rest[0] == "x":
+			w, ok := unwrapRunner(rest[1:])
+			if !ok {
+				return nil, dir
+			}
+			words = w
+		case prog == "npm" && len(rest) > 0 && (rest[0] == "exec" || rest[0] == "x"):
+			w, ok := unwrapRunner(rest[1:])
+			if !ok {
+				return nil, dir
+			}
+			words = w
+		case prog == "bundle" && len(rest) > 0 && rest[0] == "exec":
+			words = rest[1:]
+		case strings.HasPrefix(prog, "python") && len(rest) >= 2 && rest[0] == "-m":
+			words = rest[1:]
+		default:
+			return words, dir
+		}
+	}
+	return words, dir
+}
+
+// unwrapEnv skips env's options and assignments; -C changes the directory and -S
+// splits its argument into words.
+func unwrapEnv(rest []string, dir string) ([]string, string) {
+	for len(rest) > 0 {
+		w := rest[0]
+		switch {
+		case w == "--":
+			return rest[1:], dir
+		case w == "-i" || w == "-" || w == "-0" || w == "--ignore-environment" || w == "--null" || w == "-v" || w == "--debug":
+			rest = rest[1:]
+		case w == "-u" || w == "--unset":
+			rest = rest[min(2, len(rest)):]
+		case strings.HasPrefix(w, "--unset=") || strings.HasPrefix(w, "-u"):
+			rest = rest[1:]
+		case w == "-C" || w == "--chdir":
+			if len(rest) > 1 {
+				dir = resolve(dir, rest[1])
+			}
+			rest = rest[min(2, len(rest)):]
+		case strings.HasPrefix(w, "--chdir="):
+			dir = resolve(dir, strings.TrimPrefix(w, "--chdir="))
+			rest = rest[1:]
+		case w == "-S" || w == "--split-string":
+			if len(rest) > 1 {
+				return append(strings.Fields(rest[1]), rest[2:]...), dir
+			}
+			return nil, dir
+		case strings.HasPrefix(w, "-S"):
+			return append(strings.Fields(w[2:]), rest[1:]...), dir
+		case strings.HasPrefix(w, "--split-string="):
+			return append(strings.Fields(strings.TrimPrefix(w, "--split-string=")), rest[1:]...), dir
+		case isAssignment(w):
+			rest = rest[1:]
+		case strings.HasPrefix(w, "-"):
+			rest = rest[1:]
+		default:
+			return rest, dir
+		}
+	}
+	return rest, dir
+}
+
+// unwrapRunner skips a package runner's options (npx --yes -p pkg, uvx --from x) and
+// returns the command it runs, with the package spec turned into its program name.
+// "-c 'cmd'" (npm exec -c) splits the string into words. ok is false when nothing
+// is run.
+func unwrapRunner(rest []string) ([]string, bool) {
+	valued := map[string]bool{"-p": true, "--package": true, "--from": true, "--with": true, "--python": true, "--registry": true, "--cache": true, "-w": true, "--workspace": true, "--spec": true}
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		switch {
+		case w == "--":
+			if i+1 < len(rest) {
+				return append([]string{packageBin(rest[i+1])}, rest[i+2:]...), true
+			}
+			return nil, false
+		case w == "-c" || w == "--call":
+			if i+1 < len(rest) {
+				return strings.Fields(rest[i+1]), true
+			}
+			return nil, false
+		case strings.HasPrefix(w, "--call="):
+			return strings.Fields(strings.TrimPrefix(w, "--call=")), true
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			if valued[w] {
+				i++
+			}
+		default:
+			return append([]string{packageBin(w)}, rest[i+1:]...), true
+		}
+	}
+	return nil, false
+}
+
+// skipOptions drops leading options (and the values of valued ones) and a "--".
+func skipOptions(rest []string, valued map[string]bool) []string {
+	for len(rest) > 0 {
+		w := rest[0]
+		switch {
+		case w == "--":
+			return rest[1:]
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			if valued[w] {
+				rest = rest[min(2, len(rest)):]
+			} else {
+				rest = rest[1:]
+			}
+		default:
+			return rest
+		}
+	}
+	return rest
+}
+
+// resolve makes p absolute against dir.
+func resolve(dir, p string) string {
+	if p == "" {
+		return dir
+	}
+	if strings.HasPrefix(p, "~") {
+		// The shell would have expanded it; guard cannot know the home directory
+		// here, so the working directory stands in (markers above it still apply).
+		return dir
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// commandWords are the words that name a command for [publish.commands]: the
+// program and the subcommand words after it, up to the first flag or path.
+func commandWords(words []string) []string {
+	out := []string{programName(words[0])}
+	for _, w := range words[1:] {
+		if len(out) == 3 || strings.HasPrefix(w, "-") || strings.ContainsAny(w, `/\=.@:`) || w == "" {
+			break
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// matchConfig finds the longest [publish.commands] key whose words start the
+// command: its first word is the program (by name or as written), the others are
+// matched against the command's non-option words.
+func matchConfig(words []string, commands map[string]string) (key, op string, ok bool) {
+	keys := make([]string, 0, len(commands))
+	for k := range commands {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		li, lj := len(strings.Fields(keys[i])), len(strings.Fields(keys[j]))
+		if li != lj {
+			return li > lj
+		}
+		return keys[i] < keys[j]
+	})
+	plain := newArgs(words[1:], "-C", "--prefix", "--cwd", "--dir", "--directory", "--project-dir", "--manifest-path", "-c").positionals()
+	for _, k := range keys {
+		kw := strings.Fields(k)
+		if len(kw) == 0 || len(kw)-1 > len(plain) {
+			continue
+		}
+		if kw[0] != words[0] && programName(kw[0]) != programName(words[0]) {
+			continue
+		}
+		match := true
+		for i, w := range kw[1:] {
+			if plain[i] != w {
+				match = false
+				break
+			}
+		}
+		if match {
+			return k, strings.TrimSpace(commands[k]), true
+		}
+	}
+	return "", "", false
+}
+
+// genericProjectDir applies the directory options most tools share to a command
+// mapped by configuration.
+func genericProjectDir(words []string, dir string) string {
+	a := newArgs(words[1:], "-C", "--prefix", "--cwd", "--dir", "--directory", "--project-dir", "--manifest-path")
+	if v, ok := a.value("--manifest-path"); ok && v != "" {
+		return filepath.Dir(resolve(dir, v))
+	}
+	if v, ok := a.value("-C", "--prefix", "--cwd", "--dir", "--directory", "--project-dir"); ok && v != "" {
+		return resolve(dir, v)
+	}
+	return dir
+}

@@ -1,0 +1,180 @@
+package publish
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// args is a command's argument list (without the program name) and the flags of that
+// program that take a separate value, so that "--registry URL publish" is read as a
+// flag and its value followed by the subcommand, not as the subcommand "URL".
+type args struct {
+	words []string
+	// valued lists the flags (with their dashes) that consume the next word when
+	// written without "=".
+	valued map[string]bool
+}
+
+func newArgs(words []string, valued ...string) args {
+	m := make(map[string]bool, len(valued))
+	for _, v := range valued {
+		m[v] = true
+	}
+	return args{words: words, valued: m}
+}
+
+// positionals returns the words that are neither flags nor flag values; everything
+// after "--" is positional.
+func (a args) positionals() []string {
+	var out []string
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		switch {
+		case w == "--":
+			return append(out, a.words[i+1:]...)
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			if a.valued[w] {
+				i++
+			}
+		default:
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// value returns the value of the first of names present (as "--name v", "--name=v",
+// or for one-letter short flags also "-Xv"), and whether one was present.
+func (a args) value(names ...string) (string, bool) {
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w == "--" {
+			break
+		}
+		for _, n := range names {
+			switch {
+			case w == n:
+				if i+1 < len(a.words) {
+					return a.words[i+1], true
+				}
+				return "", true
+			case strings.HasPrefix(w, n+"="):
+				return w[len(n)+1:], true
+			case len(n) == 2 && n[0] == '-' && n[1] != '-' && strings.HasPrefix(w, n) && len(w) > 2:
+				return w[2:], true
+			}
+		}
+		if strings.HasPrefix(w, "-") && a.valued[w] {
+			i++
+		}
+	}
+	return "", false
+}
+
+// values returns every value of the named flags, in order.
+func (a args) values(names ...string) []string {
+	var out []string
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w == "--" {
+			break
+		}
+		for _, n := range names {
+			switch {
+			case w == n:
+				if i+1 < len(a.words) {
+					out = append(out, a.words[i+1])
+					i++
+				}
+			case strings.HasPrefix(w, n+"="):
+				out = append(out, w[len(n)+1:])
+			case len(n) == 2 && n[0] == '-' && n[1] != '-' && strings.HasPrefix(w, n) && len(w) > 2:
+				out = append(out, w[2:])
+			}
+		}
+	}
+	return out
+}
+
+// flag reports whether a boolean flag is set: "--name", or "--name=<true>"; an
+// explicit false ("--dry-run=false") is not set.
+func (a args) flag(names ...string) bool {
+	for _, w := range a.words {
+		if w == "--" {
+			return false
+		}
+		for _, n := range names {
+			if w == n {
+				return true
+			}
+			if v, ok := strings.CutPrefix(w, n+"="); ok {
+				return isTrue(v)
+			}
+		}
+	}
+	return false
+}
+
+func isTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "true", "1", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// programName is the name a program is known by: the base name of its path, in lower
+// case, without a Windows executable suffix.
+func programName(word string) string {
+	base := filepath.Base(strings.ReplaceAll(word, `\`, "/"))
+	base = strings.ToLower(base)
+	for _, ext := range []string{".exe", ".cmd", ".bat", ".ps1"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// packageBin is the program an npx-style runner starts for a package spec:
+// "np@latest" → "np", "@changesets/cli@2" → "cli" (runners map scoped packages to
+// their bin; the classifier knows the few that matter by their bin names).
+func packageBin(spec string) string {
+	if bin, ok := scopedBins[strings.SplitN(strings.TrimPrefix(spec, "@"), "@", 2)[0]]; ok && strings.HasPrefix(spec, "@") {
+		return bin
+	}
+	name := spec
+	if strings.HasPrefix(name, "@") {
+		if i := strings.Index(name[1:], "@"); i >= 0 {
+			name = name[:i+1]
+		}
+		if i := strings.LastIndex(name, "/"); i >= 0 {
+			name = name[i+1:]
+		}
+	} else if i := strings.Index(name, "@"); i > 0 {
+		name = name[:i]
+	}
+	return programName(name)
+}
+
+// scopedBins are the programs of scoped packages whose bin name differs from the
+// package name (without the leading @).
+var scopedBins = map[string]string{
+	"changesets/cli": "changeset",
+	"lerna-lite/cli": "lerna",
+	"vscode/vsce":    "vsce",
+}
+
+// isAssignment reports whether word is a shell-style environment assignment
+// (NAME=value) as `env` and shells accept before a command.
+func isAssignment(word string) bool {
+	i := strings.IndexByte(word, '=')
+	if i <= 0 {
+		return false
+	}
+	for j, r := range word[:i] {
+		if r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || j > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,80 @@
+package publish
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzClassify: no command line makes the classifier panic or return a relative
+// project directory.
+func FuzzClassify(f *testing.F) {
+	for _, seed := range []string{
+		"npm publish", "npm publish --dry-run", "gh repo create x --public", "env -S", "env -C",
+		"npx", "npx -c", "sudo -u", "python -m", "cargo publish --manifest-path", "gh api -X PATCH repos/o/r -f visibility=public",
+		"goreleaser release --skip", "yarn workspace", "gh", "", "=", "A=b", "npm exec --", "mvn -f",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		c, err := Classify(strings.Fields(line), "/w", nil)
+		if err != nil {
+			t.Fatalf("Classify(%q): %v", line, err)
+		}
+		if !strings.HasPrefix(c.ProjectDir, "/") {
+			t.Fatalf("Classify(%q): project dir %q is not absolute", line, c.ProjectDir)
+		}
+		_ = c.ConfigHint()
+	})
+}
+
+// publicSpellings are the ways of asking gh for public visibility; each is a
+// command path and the words that ask for it.
+var publicSpellings = []struct{ path, ask []string }{
+	{[]string{"repo", "create"}, []string{"--public"}},
+	{[]string{"repo", "create"}, []string{"--public=true"}},
+	{[]string{"repo", "create"}, []string{"--visibility", "public"}},
+	{[]string{"repo", "create"}, []string{"--visibility=public"}},
+	{[]string{"repo", "create"}, []string{"--visibility=PUBLIC"}},
+	{[]string{"repo", "new"}, []string{"--public"}},
+	{[]string{"repo", "edit"}, []string{"--visibility", "public"}},
+	{[]string{"repo", "edit"}, []string{"--visibility=public"}},
+	{[]string{"repo", "edit"}, []string{"--visibility", "Public"}},
+	{[]string{"repo", "edit"}, []string{"--visibility=PUBLIC"}},
+	{[]string{"api"}, []string{"-f", "visibility=public"}},
+	{[]string{"api"}, []string{"-F", "visibility=public"}},
+	{[]string{"api"}, []string{"--field", "visibility=public"}},
+	{[]string{"api"}, []string{"--raw-field", "visibility=public"}},
+	{[]string{"api"}, []string{"--field=visibility=public"}},
+	{[]string{"api"}, []string{"-fvisibility=public"}},
+	{[]string{"api"}, []string{"-F", "private=false"}},
+	{[]string{"api"}, []string{"-f", "private=false"}},
+	{[]string{"api"}, []string{"--raw-field", "private=false"}},
+}
+
+// FuzzGhPublicNeverSlipsThrough: whatever words surround a public-visibility
+// spelling of a gh command, and whatever wrapper runs it, the classifier says
+// visibility-public: never "publishes nothing", never unknown.
+func FuzzGhPublicNeverSlipsThrough(f *testing.F) {
+	f.Add(uint8(0), uint8(0), "my-repo", "--clone")
+	f.Add(uint8(6), uint8(1), "o/r", "--accept-visibility-change-consequences")
+	f.Add(uint8(10), uint8(2), "-X PATCH repos/o/r", "-f name=x")
+	f.Add(uint8(3), uint8(3), "--private", "-R")
+	f.Add(uint8(16), uint8(4), "-- x", "--visibility private")
+	f.Fuzz(func(t *testing.T, spelling, wrapper uint8, before, after string) {
+		sp := publicSpellings[int(spelling)%len(publicSpellings)]
+		wrappers := [][]string{nil, {"env", "GH_TOKEN=x"}, {"/usr/bin/env"}, {"sudo", "-E"}, {"command"}, {"GH_HOST=github.com"}, {"time"}}
+		argv := append([]string{}, wrappers[int(wrapper)%len(wrappers)]...)
+		argv = append(argv, "/usr/local/bin/gh")
+		argv = append(argv, sp.path...)
+		argv = append(argv, strings.Fields(before)...)
+		argv = append(argv, sp.ask...)
+		argv = append(argv, strings.Fields(after)...)
+		c, err := Classify(argv, "/w", nil)
+		if err != nil {
+			t.Fatalf("Classify(%q): %v", argv, err)
+		}
+		if c.Op != OpVisibilityPublic || c.DryRun || !c.Known {
+			t.Fatalf("Classify(%q) = op %q dry %v known %v (%s); want visibility-public", argv, c.Op, c.DryRun, c.Known, c.Why)
+		}
+	})
+}

@@ -1,0 +1,188 @@
+package publish
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ghValued are gh options that take a value, across the subcommands guard reads.
+var ghValued = []string{"-R", "--repo", "-X", "--method", "-f", "-F", "--field", "--raw-field", "-H", "--header", "--input", "--jq", "-q", "--template", "-t", "--hostname", "--cache", "--visibility", "-d", "--description", "-h", "--homepage", "-c", "--clone", "-g", "--gitignore", "-l", "--license", "-p", "--team", "--template", "-s", "--source", "-r", "--remote", "--title", "-n", "--notes", "--notes-file", "--target", "--discussion-category", "--notes-start-tag", "--add-topic", "--remove-topic", "--default-branch", "--filename", "--desc", "--branch", "--name"}
+
+// ghKnown are gh's own top-level commands; any other first word may be an alias
+// (gh alias set) and is read with suspicion.
+var ghKnown = map[string]bool{
+	"auth": true, "browse": true, "codespace": true, "cs": true, "gist": true, "issue": true, "org": true,
+	"pr": true, "project": true, "release": true, "repo": true, "cache": true, "run": true, "workflow": true,
+	"co": true, "alias": true, "api": true, "attestation": true, "completion": true, "config": true,
+	"extension": true, "ext": true, "gpg-key": true, "label": true, "ruleset": true, "search": true,
+	"secret": true, "ssh-key": true, "status": true, "variable": true, "help": true, "version": true,
+	"copilot": true, "preview": true, "agent-task": true,
+}
+
+func classifyGh(rest []string, dir string) Classification {
+	a := newArgs(rest, ghValued...)
+	pos := a.positionals()
+	if len(pos) == 0 {
+		return nothing(dir, "gh without a subcommand publishes nothing", "gh")
+	}
+	switch pos[0] {
+	case "repo":
+		if len(pos) > 1 {
+			switch pos[1] {
+			case "create", "new":
+				return ghRepoCreate(a, dir)
+			case "edit":
+				return ghRepoEdit(a, dir)
+			}
+			return nothing(dir, fmt.Sprintf("gh repo %s changes no visibility", pos[1]), "gh", "repo", pos[1])
+		}
+	case "release":
+		if len(pos) > 1 {
+			switch pos[1] {
+			case "create", "new", "upload":
+				return known(OpPublishRelease, "gh release "+pos[1]+" publishes a release", dir, "gh", "release", pos[1])
+			case "edit":
+				if v, ok := a.value("--draft"); ok && !isTrue(v) || hasWord(a.words, "--draft=false") {
+					return known(OpPublishRelease, "gh release edit --draft=false publishes a draft release", dir, "gh", "release", "edit")
+				}
+				return nothing(dir, "gh release edit changes notes, not what is published", "gh", "release", "edit")
+			}
+			return nothing(dir, fmt.Sprintf("gh release %s publishes nothing", pos[1]), "gh", "release", pos[1])
+		}
+	case "api":
+		return ghAPI(a, pos, dir)
+	case "gist":
+		if len(pos) > 1 && (pos[1] == "create" || pos[1] == "new") && (a.flag("--public", "-p") || mentionsPublic(a.words)) {
+			return known(OpVisibilityPublic, "gh gist create --public makes a public gist", dir, "gh", "gist", "create")
+		}
+	}
+	if !ghKnown[pos[0]] && mentionsPublic(a.words) {
+		return known(OpVisibilityPublic, fmt.Sprintf("gh %s is not a gh command guard knows (an alias?) and mentions public visibility", pos[0]), dir, "gh", pos[0])
+	}
+	return nothing(dir, fmt.Sprintf("gh %s publishes nothing", strings.Join(pos[:min(2, len(pos))], " ")), append([]string{"gh"}, pos[:min(2, len(pos))]...)...)
+}
+
+// ghRepoCreate: gh repo create makes a public repository with --public, and asks
+// interactively without a visibility flag; only --private or --internal (and no
+// --public) is known to publish nothing.
+func ghRepoCreate(a args, dir string) Classification {
+	projectDir := dir
+	if s, ok := a.value("--source", "-s"); ok && s != "" {
+		projectDir = resolve(dir, s)
+	}
+	c := known(OpVisibilityPublic, "gh repo create --public makes a public repository", projectDir, "gh", "repo", "create")
+	public := a.flag("--public") || visibilityValue(a) == "public" || mentionsPublic(a.words)
+	private := a.flag("--private") || a.flag("--internal") || visibilityValue(a) == "private" || visibilityValue(a) == "internal"
+	switch {
+	case public:
+	case private:
+		c.Op, c.Why = "", "gh repo create --private/--internal makes no public repository"
+	default:
+		c.Why = "gh repo create without --private or --internal may make a public repository (pass --private)"
+	}
+	return c
+}
+
+func ghRepoEdit(a args, dir string) Classification {
+	if visibilityValue(a) == "public" || mentionsPublic(a.words) {
+		return known(OpVisibilityPublic, "gh repo edit --visibility public makes the repository public", dir, "gh", "repo", "edit")
+	}
+	return nothing(dir, "gh repo edit without --visibility public keeps the visibility", "gh", "repo", "edit")
+}
+
+// visibilityValue is the lower-cased value of --visibility, if any.
+func visibilityValue(a args) string {
+	v, _ := a.value("--visibility")
+	return strings.ToLower(strings.TrimSpace(v))
+}
+
+// mentionsPublic reports an option that asks for public visibility in any spelling
+// gh might accept or guard cannot rule out: an option word containing "public"
+// (--public, --visibility=PUBLIC, -public), or "public" right after a
+// visibility option. Repository names that merely contain "public" are not options.
+func mentionsPublic(words []string) bool {
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if strings.HasPrefix(lw, "-") && strings.Contains(lw, "public") {
+			return true
+		}
+		if strings.HasPrefix(lw, "-") && strings.Contains(lw, "visibility") && i+1 < len(words) && strings.Contains(strings.ToLower(words[i+1]), "public") {
+			return true
+		}
+	}
+	return false
+}
+
+// repoEndpoint matches the REST paths that create or edit a repository.
+var (
+	repoEditPath   = regexp.MustCompile(`^/?repos/[^/]+/[^/?]+/?(\?.*)?$`)
+	repoCreatePath = regexp.MustCompile(`^/?(user|orgs/[^/]+)/repos/?(\?.*)?$|^/?repos/[^/]+/[^/]+/generate/?$`)
+	privateFalse   = regexp.MustCompile(`"?private"?\s*[=:]\s*"?(false|0|no)\b`)
+	privateTrue    = regexp.MustCompile(`"?private"?\s*[=:]\s*"?(true|1|yes)\b`)
+	visibilityKV   = regexp.MustCompile(`visibility"?\s*[=:]\s*"?(\w+)`)
+)
+
+// ghAPI reads gh api calls: any field or body that sets visibility to public or
+// private to false makes a repository public; creating a repository without saying
+// private=true does too (GitHub's default is public); a body guard cannot read
+// (--input) on a repository endpoint fails closed.
+func ghAPI(a args, pos []string, dir string) Classification {
+	endpoint := ""
+	if len(pos) > 1 {
+		endpoint = strings.ToLower(pos[1])
+	}
+	fields := a.values("-f", "-F", "--field", "--raw-field")
+	method := strings.ToUpper(func() string { v, _ := a.value("-X", "--method"); return v }())
+	if method == "" {
+		method = "GET"
+		if len(fields) > 0 {
+			method = "POST"
+		}
+		if _, ok := a.value("--input"); ok {
+			method = "POST"
+		}
+	}
+	public := func(why string) Classification {
+		return known(OpVisibilityPublic, why, dir, "gh", "api")
+	}
+	// Look at every word, not only parsed fields, so that unusual spellings
+	// (-fvisibility=public, a GraphQL mutation in -f query=...) are caught too.
+	sawPrivateTrue, sawNonPublicVisibility := false, false
+	for _, w := range a.words {
+		lw := strings.ToLower(w)
+		if m := visibilityKV.FindStringSubmatch(lw); m != nil {
+			if m[1] == "public" {
+				return public("gh api sets visibility to public")
+			}
+			sawNonPublicVisibility = true
+		}
+		if strings.Contains(lw, "visibility") && strings.Contains(lw, "public") {
+			return public("gh api sets visibility to public")
+		}
+		if privateFalse.MatchString(lw) {
+			return public("gh api sets private=false")
+		}
+		if privateTrue.MatchString(lw) {
+			sawPrivateTrue = true
+		}
+	}
+	if method != "GET" && method != "HEAD" {
+		if _, ok := a.value("--input"); ok && (repoEditPath.MatchString(endpoint) || repoCreatePath.MatchString(endpoint) || endpoint == "graphql") {
+			return public("gh api --input sends a body guard cannot read to a repository endpoint (fail closed)")
+		}
+		if repoCreatePath.MatchString(endpoint) && !sawPrivateTrue && !sawNonPublicVisibility {
+			return public("gh api creates a repository without private=true; GitHub makes it public")
+		}
+	}
+	return nothing(dir, "gh api call changes no repository visibility", "gh", "api")
+}
+
+func hasWord(words []string, w string) bool {
+	for _, x := range words {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
