@@ -1,0 +1,350 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Audit verdicts: how a hosted repository's visibility compares with the markers of
+// its local clone.
+const (
+	// VerdictViolation: PRIVATE.txt, yet the repository is public (exit 1).
+	VerdictViolation = "violation"
+	// VerdictConflict: both PRIVATE.txt and PUBLIC.txt and not public (exit 1: the
+	// markers fail closed, somebody must remove one).
+	VerdictConflict = "conflict"
+	// VerdictApprovedNotPublic: PUBLIC.txt, but still private or internal.
+	VerdictApprovedNotPublic = "approved-not-yet-public"
+	// VerdictPublicUnapproved: public without any marker (a warning; --strict fails).
+	VerdictPublicUnapproved = "public-without-approval"
+	// VerdictOK: visibility and markers agree.
+	VerdictOK = "ok"
+	// VerdictNotCloned: no local clone under the roots, so no markers to compare.
+	VerdictNotCloned = "not-cloned"
+)
+
+// Marker file names (CONTRACT.md section 5).
+const (
+	markerPrivate = "PRIVATE.txt"
+	markerPublic  = "PUBLIC.txt"
+)
+
+// AuditOptions are the inputs of `guard audit github`.
+type AuditOptions struct {
+	Env *guard.Env
+	// Owners whose repositories are listed; empty: [github] owners of .guard.toml.
+	Owners []string
+	// Roots to search for local clones; empty: the roots file, else the current
+	// directory.
+	Roots     []string
+	RootsFile string
+	// APIURL overrides GITHUB_API_URL and .guard.toml.
+	APIURL string
+	Strict bool
+	JSON   bool
+	// HTTPClient is the client go-github uses (nil: a default one).
+	HTTPClient *http.Client
+	// RateLimitWait bounds the total time spent waiting out rate limits
+	// (cmd sets DefaultRateLimitWait; zero waits for nothing).
+	RateLimitWait time.Duration
+	// Sleep waits for a duration (nil: a real timer). Tests pass a recorder.
+	Sleep func(context.Context, time.Duration) error
+}
+
+// AuditEntry is one line of the audit: a repository, one of its local clones (or
+// none), the markers found there and the verdict.
+type AuditEntry struct {
+	FullName   string   `json:"full_name"`
+	Visibility string   `json:"visibility"`
+	LocalPath  *string  `json:"local_path"`
+	Markers    []string `json:"markers"`
+	Verdict    string   `json:"verdict"`
+}
+
+// AuditReport is the JSON document `guard audit github --json` prints.
+type AuditReport struct {
+	Repositories []AuditEntry `json:"repositories"`
+	// Incomplete is true when some owner could not be listed: the report is then not
+	// a clean bill of health whatever it contains.
+	Incomplete bool `json:"incomplete"`
+}
+
+// progressThreshold is the number of repositories above which a terminal gets a
+// progress line while the lists come in.
+const progressThreshold = 50
+
+// RunAudit runs `guard audit github`: exit 0 when every repository agrees with its
+// markers, 1 on a violation or a conflict (or, with Strict, a public repository
+// nobody approved), 2 when the audit could not be completed.
+func RunAudit(ctx context.Context, opts AuditOptions) error {
+	env := opts.Env
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	owners := opts.Owners
+	if len(owners) == 0 {
+		owners = cfg.GitHub.Owners
+	}
+	if len(owners) == 0 {
+		return guard.Exitf(guard.ExitUsage, "audit github: no owner to audit: pass --owner NAME or set [github] owners in %s", guard.ConfigFileName)
+	}
+	apiURL := GitHubAPIURL(env, opts.APIURL, cfg)
+	token := GitHubToken(env)
+	roots, skip, err := auditRoots(env, opts, cfg)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
+	}
+	sleep := opts.Sleep
+	if sleep == nil {
+		sleep = sleepContext
+	}
+	progress := env.StdoutTTY && !opts.JSON
+	client, err := newAPIClient(apiURL, token, opts.HTTPClient, &rateWaiter{budget: opts.RateLimitWait, now: env.Clock.Now, sleep: sleep})
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
+	}
+	lister := &repoLister{client: client, token: token != ""}
+	total := 0
+	if progress {
+		lister.progress = func(owner string, n int) {
+			if total+n >= progressThreshold {
+				fmt.Fprintf(env.Stderr, "\rlisting repositories of %s: %d", owner, n)
+			}
+		}
+	}
+
+	var repos []Repo
+	var failures []error
+	for _, owner := range owners {
+		rs, err := lister.list(ctx, owner)
+		if err != nil {
+			failures = append(failures, err)
+			continue
+		}
+		total += len(rs)
+		repos = append(repos, rs...)
+	}
+	if progress && total >= progressThreshold {
+		fmt.Fprint(env.Stderr, "\r\033[K")
+	}
+
+	clones := FindClones(roots, skip, func(msg string) { fmt.Fprintf(env.Stderr, "guard: warning: %s\n", msg) })
+	report := AuditReport{Repositories: judgeRepos(repos, clones, apiURL), Incomplete: len(failures) > 0}
+
+	if opts.JSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
+		}
+	} else {
+		writeAuditTable(env.Stdout, report)
+	}
+	return auditOutcome(env.Stderr, report, failures, opts.Strict)
+}
+
+// auditOutcome explains the findings on stderr and picks the exit code.
+func auditOutcome(w io.Writer, report AuditReport, failures []error, strict bool) error {
+	refused := false
+	for _, e := range report.Repositories {
+		where := "(not cloned)"
+		if e.LocalPath != nil {
+			where = *e.LocalPath
+		}
+		switch e.Verdict {
+		case VerdictViolation:
+			refused = true
+			fmt.Fprintf(w, "guard: violation: %s is %s but %s has PRIVATE.txt: make it private again (gh repo edit %s --visibility private --accept-visibility-change-consequences) or, if publication was intended, replace PRIVATE.txt with PUBLIC.txt\n",
+				e.FullName, e.Visibility, where, e.FullName)
+		case VerdictConflict:
+			refused = true
+			fmt.Fprintf(w, "guard: conflict: %s has both PRIVATE.txt and PUBLIC.txt; guard treats it as private (fail closed): remove the one that is wrong\n", where)
+		case VerdictPublicUnapproved:
+			if strict {
+				refused = true
+			}
+			fmt.Fprintf(w, "guard: warning: %s is public and %s has no PUBLIC.txt approving it\n", e.FullName, where)
+		}
+	}
+	for _, f := range failures {
+		fmt.Fprintf(w, "guard: audit incomplete: %v\n", f)
+	}
+	switch {
+	case len(failures) > 0:
+		return guard.Exitf(guard.ExitUsage, "audit github: incomplete: %d of the owners could not be listed; the result above is partial", len(failures))
+	case refused:
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
+}
+
+// judgeRepos pairs repositories with their local clones and gives each pair a verdict.
+// A repository with several clones gets one entry per clone.
+func judgeRepos(repos []Repo, clones []Clone, apiURL string) []AuditEntry {
+	byKey := map[RepoKey][]string{}
+	for _, c := range clones {
+		for _, k := range c.Keys {
+			byKey[k] = append(byKey[k], c.Path)
+		}
+	}
+	webHost := WebHost(apiURL)
+	out := []AuditEntry{}
+	seen := map[string]bool{}
+	for _, r := range repos {
+		if seen[strings.ToLower(r.FullName)] {
+			continue // the same repository listed under two owners' names
+		}
+		seen[strings.ToLower(r.FullName)] = true
+		keys := r.Keys
+		if webHost != "" {
+			keys = append(keys, RepoKey(webHost+"/"+strings.ToLower(r.FullName)))
+		}
+		paths := map[string]bool{}
+		for _, k := range keys {
+			for _, p := range byKey[k] {
+				paths[p] = true
+			}
+		}
+		if len(paths) == 0 {
+			out = append(out, AuditEntry{FullName: r.FullName, Visibility: r.Visibility, Markers: []string{}, Verdict: VerdictNotCloned})
+			continue
+		}
+		for p := range paths {
+			markers := MarkersAt(p)
+			out = append(out, AuditEntry{FullName: r.FullName, Visibility: r.Visibility, LocalPath: &p, Markers: markers, Verdict: Verdict(r.Visibility, markers)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := strings.ToLower(out[i].FullName), strings.ToLower(out[j].FullName); a != b {
+			return a < b
+		}
+		return derefOr(out[i].LocalPath) < derefOr(out[j].LocalPath)
+	})
+	return out
+}
+
+func derefOr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Verdict compares a visibility with the markers present. internal counts as not
+// public: only the members of the enterprise see it, which is what PRIVATE.txt
+// allows ("must not become public") and not yet what PUBLIC.txt approves.
+func Verdict(visibility string, markers []string) string {
+	var private, public bool
+	for _, m := range markers {
+		switch m {
+		case markerPrivate:
+			private = true
+		case markerPublic:
+			public = true
+		}
+	}
+	isPublic := visibility == VisibilityPublic
+	switch {
+	case private && isPublic:
+		return VerdictViolation
+	case private && public:
+		return VerdictConflict
+	case public && !isPublic:
+		return VerdictApprovedNotPublic
+	case !private && !public && isPublic:
+		return VerdictPublicUnapproved
+	}
+	return VerdictOK
+}
+
+// MarkersAt returns the markers that govern the working tree at dir, in the order
+// PRIVATE.txt, PUBLIC.txt: as for publications, a marker in dir or any directory
+// above it counts (CONTRACT.md section 5).
+func MarkersAt(dir string) []string {
+	out := []string{}
+	for _, name := range []string{markerPrivate, markerPublic} {
+		for d := filepath.Clean(dir); ; {
+			if st, err := os.Stat(filepath.Join(d, name)); err == nil && st.Mode().IsRegular() {
+				out = append(out, name)
+				break
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	return out
+}
+
+// auditRoots resolves where to look for clones: ROOT arguments, else --roots-file,
+// else roots_file of .guard.toml, else the current directory.
+func auditRoots(env *guard.Env, opts AuditOptions, cfg *guard.Config) ([]CloneRoot, []string, error) {
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(env.Dir, p)
+	}
+	if len(opts.Roots) > 0 {
+		var out []CloneRoot
+		for _, r := range opts.Roots {
+			out = append(out, CloneRoot{Path: abs(r), MaxDepth: DefaultCloneDepth})
+		}
+		return out, nil, nil
+	}
+	file := opts.RootsFile
+	if file == "" && cfg.RootsFile != "" {
+		file = cfg.RootsFile
+		if !filepath.IsAbs(file) && cfg.Dir != "" {
+			file = filepath.Join(cfg.Dir, file)
+		}
+	}
+	if file == "" {
+		return []CloneRoot{{Path: env.Dir, MaxDepth: DefaultCloneDepth}}, nil, nil
+	}
+	rc, err := lockcore.LoadRootsConfig(abs(file), lockcore.Expander{Getenv: env.Getenv, Home: env.Env("HOME")})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []CloneRoot
+	for _, r := range rc.Roots {
+		out = append(out, CloneRoot{Path: abs(r.Path), MaxDepth: rc.DepthOf(r)})
+	}
+	return out, rc.SkipDirs, nil
+}
+
+// writeAuditTable prints the report as an aligned table.
+func writeAuditTable(w io.Writer, report AuditReport) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REPOSITORY\tVISIBILITY\tVERDICT\tMARKERS\tLOCAL PATH")
+	for _, e := range report.Repositories {
+		markers := strings.Join(e.Markers, ",")
+		if markers == "" {
+			markers = "-"
+		}
+		path := "-"
+		if e.LocalPath != nil {
+			path = *e.LocalPath
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.FullName, e.Visibility, e.Verdict, markers, path)
+	}
+	tw.Flush()
+	if report.Incomplete {
+		fmt.Fprintln(w, "INCOMPLETE: some owners could not be listed (see stderr)")
+	}
+}

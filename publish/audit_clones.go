@@ -1,0 +1,108 @@
+package publish
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+)
+
+// CloneRoot is one directory tree to search for local clones, to a bounded depth
+// (the root itself is depth 0).
+type CloneRoot struct {
+	Path     string
+	MaxDepth int
+}
+
+// DefaultCloneDepth is how deep below a root the audit looks for clones when the
+// roots file says nothing (lock_roots.json's default_max_depth).
+const DefaultCloneDepth = 4
+
+// defaultSkipDirs are never searched: they hold dependencies and build output, not
+// clones of one's own repositories.
+var defaultSkipDirs = []string{"node_modules", ".venv", "venv", "__pycache__", ".tox", "vendor", "build", "dist", "target", ".cache"}
+
+// Clone is a local working tree and the hosted repositories its remotes name.
+type Clone struct {
+	Path string
+	Keys []RepoKey
+}
+
+// FindClones walks the roots for git working trees (a directory holding .git, a
+// folder or, for linked worktrees and submodules, a file) and reads their remotes with
+// go-git. It does not descend into a working tree it found. Trees it cannot read are
+// reported through warn and skipped.
+func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone {
+	skip := map[string]bool{}
+	for _, s := range append(append([]string{}, defaultSkipDirs...), skipDirs...) {
+		skip[strings.ToLower(s)] = true
+	}
+	seen := map[string]bool{}
+	var out []Clone
+	for _, r := range roots {
+		root, err := filepath.Abs(r.Path)
+		if err != nil {
+			continue
+		}
+		base := strings.Count(filepath.Clean(root), string(filepath.Separator))
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root {
+					warn(fmt.Sprintf("cannot read root %s: %v", root, err))
+				}
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			if p != root && (skip[strings.ToLower(d.Name())] || d.Name() == ".git") {
+				return fs.SkipDir
+			}
+			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+				if !seen[p] {
+					seen[p] = true
+					if c, err := readClone(p); err != nil {
+						warn(fmt.Sprintf("cannot read the git remotes of %s: %v", p, err))
+					} else {
+						out = append(out, c)
+					}
+				}
+				return fs.SkipDir
+			}
+			if strings.Count(filepath.Clean(p), string(filepath.Separator))-base >= r.MaxDepth {
+				return fs.SkipDir
+			}
+			return nil
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// readClone reads the remote URLs of the working tree at dir.
+func readClone(dir string) (Clone, error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return Clone{}, err
+	}
+	remotes, err := repo.Remotes()
+	if err != nil {
+		return Clone{}, err
+	}
+	c := Clone{Path: dir}
+	for _, rm := range remotes {
+		for _, u := range rm.Config().URLs {
+			if k, ok := ParseRemoteURL(u); ok && !containsKey(c.Keys, k) {
+				c.Keys = append(c.Keys, k)
+			}
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,408 @@
+package publish
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// pinned is the moment the tests' clock shows: an hour before the real now, so that
+// reset times computed from it lie in the real past and go-github does not refuse a
+// retry on its own.
+var pinned = time.Now().Add(-time.Hour).Truncate(time.Second)
+
+type auditRun struct {
+	code   int
+	stdout string
+	stderr string
+	sleeps []time.Duration
+}
+
+func testEnv(dir string, vars map[string]string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &guard.Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Clock: lockcore.FixedClock(pinned), User: "tester", Hostname: "testhost", Dir: dir,
+		Getenv: func(k string) string { return vars[k] },
+	}, &out, &errb
+}
+
+func runAudit(t *testing.T, dir string, vars map[string]string, opts AuditOptions) auditRun {
+	t.Helper()
+	env, out, errb := testEnv(dir, vars)
+	var r auditRun
+	opts.Env = env
+	opts.Sleep = func(_ context.Context, d time.Duration) error { r.sleeps = append(r.sleeps, d); return nil }
+	err := RunAudit(context.Background(), opts)
+	if err != nil {
+		var ee *guard.ExitError
+		if !assert.ErrorAs(t, err, &ee) || ee.Err != nil {
+			errb.WriteString("guard: " + err.Error() + "\n")
+		}
+	}
+	r.code, r.stdout, r.stderr = guard.ExitCode(err), out.String(), errb.String()
+	return r
+}
+
+// gitClone makes a git working tree at dir whose origin is url, with the given
+// markers (files in its root).
+func gitClone(t *testing.T, dir, url string, markers ...string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	runGit(t, dir, "init", "-q")
+	runGit(t, dir, "remote", "add", "origin", url)
+	for _, m := range markers {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, m), []byte("conditions\n"), 0o644))
+	}
+	return dir
+}
+
+func runGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+func decodeReport(t *testing.T, s string) AuditReport {
+	t.Helper()
+	var rep AuditReport
+	require.NoError(t, json.Unmarshal([]byte(s), &rep), "stdout: %s", s)
+	return rep
+}
+
+type row struct{ name, vis, path, markers, verdict string }
+
+func rows(rep AuditReport) []row {
+	var out []row
+	for _, e := range rep.Repositories {
+		out = append(out, row{e.FullName, e.Visibility, derefOr(e.LocalPath), strings.Join(e.Markers, ","), e.Verdict})
+	}
+	return out
+}
+
+func TestAuditReportsEveryVerdictAcrossPages(t *testing.T) {
+	gh := newFakeGitHub(t, "/")
+	gh.token, gh.self = "tok", "me"
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{
+		{"leak", "public"}, {"secret", "private"}, {"both", "private"}, {"ready", "internal"},
+		{"open", "public"}, {"blessed", "public"}, {"faraway", "public"},
+	}
+	host := strings.TrimPrefix(gh.srv.URL, "http://")
+	hostOnly := strings.Split(host, ":")[0]
+	root := t.TempDir()
+	gitClone(t, filepath.Join(root, "leak"), "https://"+hostOnly+"/Acme/Leak.git", "PRIVATE.txt")
+	gitClone(t, filepath.Join(root, "deep", "er", "secret"), "git@"+hostOnly+":acme/secret", "PRIVATE.txt")
+	gitClone(t, filepath.Join(root, "both"), "ssh://git@"+hostOnly+":2222/acme/both.git/", "PRIVATE.txt", "PUBLIC.txt")
+	gitClone(t, filepath.Join(root, "ready"), "http://"+host+"/acme/ready", "PUBLIC.txt")
+	gitClone(t, filepath.Join(root, "open"), "https://"+hostOnly+"/acme/open.git")
+	gitClone(t, filepath.Join(root, "blessed"), "https://"+hostOnly+"/ACME/BLESSED", "PUBLIC.txt")
+	gitClone(t, filepath.Join(root, "unrelated"), "https://example.org/acme/leak.git", "PRIVATE.txt")
+	gitClone(t, filepath.Join(root, "node_modules", "leak"), "https://"+hostOnly+"/acme/leak.git")
+
+	r := runAudit(t, root, map[string]string{"GH_TOKEN": "tok"}, AuditOptions{
+		Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true, RateLimitWait: time.Minute})
+
+	assert.Equal(t, 1, r.code, "a public PRIVATE.txt repository is a violation; stderr: %s", r.stderr)
+	rep := decodeReport(t, r.stdout)
+	assert.False(t, rep.Incomplete)
+	assert.Equal(t, []row{
+		{"acme/blessed", "public", filepath.Join(root, "blessed"), "PUBLIC.txt", VerdictOK},
+		{"acme/both", "private", filepath.Join(root, "both"), "PRIVATE.txt,PUBLIC.txt", VerdictConflict},
+		{"acme/faraway", "public", "", "", VerdictNotCloned},
+		{"acme/leak", "public", filepath.Join(root, "leak"), "PRIVATE.txt", VerdictViolation},
+		{"acme/open", "public", filepath.Join(root, "open"), "", VerdictPublicUnapproved},
+		{"acme/ready", "internal", filepath.Join(root, "ready"), "PUBLIC.txt", VerdictApprovedNotPublic},
+		{"acme/secret", "private", filepath.Join(root, "deep", "er", "secret"), "PRIVATE.txt", VerdictOK},
+	}, rows(rep))
+	assert.Contains(t, r.stderr, "guard: violation: acme/leak is public but "+filepath.Join(root, "leak")+" has PRIVATE.txt")
+	assert.Contains(t, r.stderr, "guard: conflict: "+filepath.Join(root, "both")+" has both PRIVATE.txt and PUBLIC.txt")
+
+	var pages []string
+	for _, q := range gh.requestLog() {
+		if strings.HasPrefix(q, "/orgs/acme/repos") {
+			pages = append(pages, q)
+		}
+	}
+	assert.Len(t, pages, 4, "seven repositories at two a page are four pages: %v", pages)
+	assert.Contains(t, r.stdout, `"local_path": null`, "a repository without a clone has a null local_path")
+}
+
+func TestAuditOwnerKinds(t *testing.T) {
+	tests := []struct {
+		name     string
+		owner    string
+		token    string
+		wantPath string
+		wantRepo []string
+	}{
+		{"the authenticated user's own repositories are listed with their private ones", "me", "tok", "/user/repos", []string{"me/mine", "me/hidden"}},
+		{"the authenticated user is recognised whatever the case of the name", "ME", "tok", "/user/repos", []string{"me/mine", "me/hidden"}},
+		{"another user's repositories are the public ones", "bob", "tok", "/users/bob/repos", []string{"bob/pub"}},
+		{"without a token the user's own name is just a user", "me", "", "/users/me/repos", []string{"me/mine"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := newFakeGitHub(t, "/")
+			gh.token, gh.self = "tok", "me"
+			gh.users["me"], gh.users["bob"] = "User", "User"
+			gh.repos["me"] = []fakeRepo{{"mine", "public"}, {"hidden", "private"}}
+			gh.repos["bob"] = []fakeRepo{{"pub", "public"}, {"priv", "private"}}
+			r := runAudit(t, t.TempDir(), map[string]string{"GITHUB_TOKEN": tc.token}, AuditOptions{
+				Owners: []string{tc.owner}, APIURL: gh.apiURL(), JSON: true})
+			require.Equal(t, 0, r.code, r.stderr)
+			var names []string
+			for _, e := range decodeReport(t, r.stdout).Repositories {
+				names = append(names, e.FullName)
+			}
+			assert.ElementsMatch(t, tc.wantRepo, names)
+			found := false
+			for _, q := range gh.requestLog() {
+				found = found || strings.HasPrefix(q, tc.wantPath+"?")
+			}
+			assert.True(t, found, "requests %v should include %s", gh.requestLog(), tc.wantPath)
+		})
+	}
+}
+
+func TestAuditSpeaksToEnterpriseUnderAPIV3(t *testing.T) {
+	for _, base := range []string{"", "/", "/api/v3", "/api/v3/"} {
+		t.Run("the API URL "+strconv.Quote("http://host"+base)+" reaches /api/v3/", func(t *testing.T) {
+			gh := newFakeGitHub(t, "/api/v3/")
+			gh.users["corp"] = "Organization"
+			gh.repos["corp"] = []fakeRepo{{"a", "public"}, {"b", "public"}, {"c", "public"}}
+			dir := t.TempDir()
+			host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
+			gitClone(t, filepath.Join(dir, "c"), "git@"+host+":corp/c.git", "PRIVATE.txt")
+			r := runAudit(t, dir, map[string]string{"GITHUB_API_URL": gh.srv.URL + base}, AuditOptions{
+				Owners: []string{"corp"}, JSON: true})
+			assert.Equal(t, 1, r.code, r.stderr)
+			assert.Equal(t, []row{
+				{"corp/a", "public", "", "", VerdictNotCloned},
+				{"corp/b", "public", "", "", VerdictNotCloned},
+				{"corp/c", "public", filepath.Join(dir, "c"), "PRIVATE.txt", VerdictViolation},
+			}, rows(decodeReport(t, r.stdout)))
+			for _, q := range gh.requestLog() {
+				assert.True(t, strings.HasPrefix(q, "/api/v3/"), "request %s outside /api/v3/", q)
+			}
+		})
+	}
+}
+
+func TestAuditWaitsOutRateLimits(t *testing.T) {
+	reset := strconv.FormatInt(pinned.Add(5*time.Second).Unix(), 10)
+	primary := func(code int) func(http.ResponseWriter) {
+		return func(w http.ResponseWriter) {
+			w.Header().Set("X-RateLimit-Limit", "60")
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset", reset)
+			writeJSON(w, code, map[string]string{"message": "API rate limit exceeded"})
+		}
+	}
+	secondary := func(retry string) func(http.ResponseWriter) {
+		return func(w http.ResponseWriter) {
+			if retry != "" {
+				w.Header().Set("Retry-After", retry)
+			}
+			writeJSON(w, http.StatusForbidden, map[string]string{"message": "You have exceeded a secondary rate limit",
+				"documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"})
+		}
+	}
+	tooMany := func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "7")
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
+	}
+	tests := []struct {
+		name       string
+		script     []func(http.ResponseWriter)
+		budget     time.Duration
+		wantCode   int
+		wantSleeps []time.Duration
+		wantErr    string
+	}{
+		{"a primary limit (403, remaining 0) is waited out until its reset", []func(http.ResponseWriter){primary(403)}, time.Minute, 0, []time.Duration{6 * time.Second}, ""},
+		{"a primary limit answered with 429 is waited out too", []func(http.ResponseWriter){primary(429)}, time.Minute, 0, []time.Duration{6 * time.Second}, ""},
+		{"a secondary limit is waited out for its Retry-After", []func(http.ResponseWriter){secondary("3")}, time.Minute, 0, []time.Duration{3 * time.Second}, ""},
+		{"a secondary limit without Retry-After waits a minute", []func(http.ResponseWriter){secondary("")}, time.Minute, 0, []time.Duration{time.Minute}, ""},
+		{"a 429 with Retry-After is waited out", []func(http.ResponseWriter){tooMany}, time.Minute, 0, []time.Duration{7 * time.Second}, ""},
+		{"limits one after the other share the budget", []func(http.ResponseWriter){secondary("3"), primary(403), tooMany}, time.Minute, 0, []time.Duration{3 * time.Second, 6 * time.Second, 7 * time.Second}, ""},
+		{"a wait beyond the budget makes the audit incomplete", []func(http.ResponseWriter){secondary("30"), secondary("31")}, time.Minute, 2, []time.Duration{30 * time.Second}, "owner acme: GitHub rate limit: asked to wait 31s more after 30s already waited"},
+		{"with no budget a rate limit is reported at once", []func(http.ResponseWriter){primary(403)}, 0, 2, nil, "owner acme: GitHub rate limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := newFakeGitHub(t, "/")
+			gh.users["acme"] = "Organization"
+			gh.repos["acme"] = []fakeRepo{{"a", "private"}, {"b", "public"}, {"c", "public"}}
+			gh.token, gh.self = "tok", "me"
+			gh.script["orgs/acme/repos"] = tc.script
+			r := runAudit(t, t.TempDir(), map[string]string{"GH_TOKEN": "tok"}, AuditOptions{
+				Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true, RateLimitWait: tc.budget})
+			assert.Equal(t, tc.wantCode, r.code, r.stderr)
+			assert.Equal(t, tc.wantSleeps, r.sleeps)
+			rep := decodeReport(t, r.stdout)
+			if tc.wantErr == "" {
+				assert.False(t, rep.Incomplete)
+				assert.Len(t, rep.Repositories, 3)
+			} else {
+				assert.True(t, rep.Incomplete, "a partial audit is never clean")
+				assert.Empty(t, rep.Repositories)
+				assert.Contains(t, r.stderr, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestAuditFailuresNameTheOwner(t *testing.T) {
+	tests := []struct {
+		name    string
+		token   string
+		owners  []string
+		script  map[string][]func(http.ResponseWriter)
+		wantErr string
+		wantN   int
+	}{
+		{"a rejected token is a 401 naming the owner", "wrong", []string{"acme"}, nil,
+			"owner acme: GitHub rejected the token (401 Unauthorized): check GH_TOKEN / GITHUB_TOKEN", 0},
+		{"an unknown owner is a 404 naming it, and the others are still listed", "tok", []string{"ghost", "acme"}, nil,
+			"owner ghost: no GitHub user or organisation named ghost (404 Not Found)", 1},
+		{"a forbidden organisation is a 403 naming it", "tok", []string{"acme"},
+			map[string][]func(http.ResponseWriter){"orgs/acme/repos": {func(w http.ResponseWriter) {
+				writeJSON(w, http.StatusForbidden, map[string]string{"message": "Resource protected by organization SAML enforcement"})
+			}}},
+			"owner acme: GitHub refused access (403 Forbidden) to the repositories of acme", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := newFakeGitHub(t, "/")
+			gh.token, gh.self = "tok", "me"
+			gh.users["acme"] = "Organization"
+			gh.repos["acme"] = []fakeRepo{{"a", "public"}}
+			for k, v := range tc.script {
+				gh.script[k] = v
+			}
+			r := runAudit(t, t.TempDir(), map[string]string{"GH_TOKEN": tc.token}, AuditOptions{
+				Owners: tc.owners, APIURL: gh.apiURL(), JSON: true})
+			assert.Equal(t, 2, r.code)
+			assert.Contains(t, r.stderr, tc.wantErr)
+			assert.Contains(t, r.stderr, "incomplete")
+			rep := decodeReport(t, r.stdout)
+			assert.True(t, rep.Incomplete)
+			assert.Len(t, rep.Repositories, tc.wantN)
+		})
+	}
+}
+
+func TestAuditStrictFailsOnUnapprovedPublicRepositories(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		t.Run("strict="+strconv.FormatBool(strict), func(t *testing.T) {
+			gh := newFakeGitHub(t, "/")
+			gh.users["acme"] = "Organization"
+			gh.repos["acme"] = []fakeRepo{{"open", "public"}}
+			dir := t.TempDir()
+			host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
+			gitClone(t, filepath.Join(dir, "open"), "https://"+host+"/acme/open")
+			r := runAudit(t, dir, nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), Strict: strict})
+			want := 0
+			if strict {
+				want = 1
+			}
+			assert.Equal(t, want, r.code)
+			assert.Contains(t, r.stderr, "guard: warning: acme/open is public and "+filepath.Join(dir, "open")+" has no PUBLIC.txt approving it")
+			assert.Contains(t, r.stdout, "REPOSITORY")
+			assert.Regexp(t, `acme/open\s+public\s+public-without-approval\s+-\s+`+regexpQuote(filepath.Join(dir, "open")), r.stdout)
+		})
+	}
+}
+
+func TestAuditOwnersComeFromTheConfig(t *testing.T) {
+	gh := newFakeGitHub(t, "/")
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{{"a", "public"}, {"b", "private"}}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".guard.toml"), []byte("[github]\nowners = [\"acme\"]\napi_url = \""+gh.apiURL()+"\"\n"), 0o644))
+	r := runAudit(t, dir, nil, AuditOptions{JSON: true})
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, []row{{"acme/a", "public", "", "", VerdictNotCloned}}, rows(decodeReport(t, r.stdout)),
+		"without a token only public repositories are listed")
+
+	r = runAudit(t, t.TempDir(), nil, AuditOptions{JSON: true})
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "no owner to audit: pass --owner NAME or set [github] owners in .guard.toml")
+	assert.Empty(t, r.stdout)
+}
+
+func TestAuditReadsTheRootsFile(t *testing.T) {
+	gh := newFakeGitHub(t, "/")
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{{"a", "public"}, {"b", "public"}}
+	host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
+	top := t.TempDir()
+	gitClone(t, filepath.Join(top, "work", "x", "a"), "https://"+host+"/acme/a", "PUBLIC.txt")
+	gitClone(t, filepath.Join(top, "shallow", "x", "y", "b"), "https://"+host+"/acme/b", "PRIVATE.txt")
+	roots := `{"roots": [{"path": "$TOP/work"}, {"path": "~/shallow", "shallow": true}], "shallow_depth": 2}`
+	require.NoError(t, os.WriteFile(filepath.Join(top, "lock_roots.json"), []byte(roots), 0o644))
+	r := runAudit(t, top, map[string]string{"TOP": top, "HOME": top}, AuditOptions{
+		Owners: []string{"acme"}, APIURL: gh.apiURL(), RootsFile: "lock_roots.json", JSON: true})
+	require.Equal(t, 0, r.code, "b lies deeper than the shallow root's depth, so it is not found: %s", r.stderr)
+	assert.Equal(t, []row{
+		{"acme/a", "public", filepath.Join(top, "work", "x", "a"), "PUBLIC.txt", VerdictOK},
+		{"acme/b", "public", "", "", VerdictNotCloned},
+	}, rows(decodeReport(t, r.stdout)))
+}
+
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+			b.WriteRune('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func TestVerdict(t *testing.T) {
+	tests := []struct {
+		name       string
+		visibility string
+		markers    []string
+		want       string
+	}{
+		{"a public repository under PRIVATE.txt is a violation", "public", []string{"PRIVATE.txt"}, VerdictViolation},
+		{"a public repository with both markers is a violation: PRIVATE.txt wins", "public", []string{"PRIVATE.txt", "PUBLIC.txt"}, VerdictViolation},
+		{"a private repository with both markers is a conflict", "private", []string{"PRIVATE.txt", "PUBLIC.txt"}, VerdictConflict},
+		{"an internal repository with both markers is a conflict", "internal", []string{"PRIVATE.txt", "PUBLIC.txt"}, VerdictConflict},
+		{"a private repository under PRIVATE.txt is ok", "private", []string{"PRIVATE.txt"}, VerdictOK},
+		{"an internal repository under PRIVATE.txt is ok: internal is not public", "internal", []string{"PRIVATE.txt"}, VerdictOK},
+		{"an approved private repository is approved but not yet public", "private", []string{"PUBLIC.txt"}, VerdictApprovedNotPublic},
+		{"an approved internal repository is approved but not yet public", "internal", []string{"PUBLIC.txt"}, VerdictApprovedNotPublic},
+		{"an approved public repository is ok", "public", []string{"PUBLIC.txt"}, VerdictOK},
+		{"a public repository without markers lacks approval", "public", nil, VerdictPublicUnapproved},
+		{"a private repository without markers is ok", "private", nil, VerdictOK},
+		{"an internal repository without markers is ok", "internal", nil, VerdictOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Verdict(tc.visibility, tc.markers))
+		})
+	}
+}

@@ -1,0 +1,297 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// DefaultGitHubAPIURL is the API base of github.com.
+const DefaultGitHubAPIURL = "https://api.github.com/"
+
+// DefaultRateLimitWait bounds how long one audit waits out GitHub's rate limits in
+// total before it gives up and reports itself incomplete.
+const DefaultRateLimitWait = 60 * time.Second
+
+// Visibility values of a repository as GitHub reports them, plus the states guard
+// adds when it cannot learn more.
+const (
+	VisibilityPublic   = "public"
+	VisibilityPrivate  = "private"
+	VisibilityInternal = "internal"
+	// VisibilityNotPublic is what an anonymous or unauthorised reader learns from a
+	// 404: the repository is not publicly visible (private, internal or absent).
+	VisibilityNotPublic = "not-public"
+)
+
+// GitHubToken returns the API token: GH_TOKEN, else GITHUB_TOKEN (as gh does).
+func GitHubToken(env *guard.Env) string {
+	if t := strings.TrimSpace(env.Env("GH_TOKEN")); t != "" {
+		return t
+	}
+	return strings.TrimSpace(env.Env("GITHUB_TOKEN"))
+}
+
+// GitHubAPIURL picks the API base: the flag, else GITHUB_API_URL, else .guard.toml
+// (cfg may be nil), else github.com's.
+func GitHubAPIURL(env *guard.Env, flag string, cfg *guard.Config) string {
+	if flag != "" {
+		return flag
+	}
+	if u := env.Env("GITHUB_API_URL"); u != "" {
+		return u
+	}
+	if cfg != nil && cfg.GitHubAPIURL() != "" {
+		return cfg.GitHubAPIURL()
+	}
+	return DefaultGitHubAPIURL
+}
+
+// apiBases returns the API base URLs to try for apiURL, in order. github.com's API
+// is the default; an Enterprise server answers under /api/v3/, which go-github's
+// convention adds to a URL that lacks it, but a server can also answer at the URL as
+// given (a proxy, a test server): that is the second candidate, tried when the first
+// answers 404 on first contact.
+func apiBases(apiURL string) ([]string, error) {
+	if apiURL == "" || sameURL(apiURL, DefaultGitHubAPIURL) {
+		return []string{DefaultGitHubAPIURL}, nil
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL", apiURL)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	literal := u.String()
+	if strings.HasSuffix(u.Path, "/api/v3/") || strings.HasPrefix(u.Host, "api.") {
+		return []string{literal}, nil
+	}
+	u.Path += "api/v3/"
+	return []string{u.String(), literal}, nil
+}
+
+// newClientAt builds a go-github client for the API at base (used as given) with
+// token (none when empty). httpClient may be nil.
+func newClientAt(base, token string, httpClient *http.Client) (*github.Client, error) {
+	c := github.NewClient(httpClient)
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub API URL %q: %w", base, err)
+	}
+	c.BaseURL, c.UploadURL = u, u
+	return c, nil
+}
+
+// apiClient is a go-github client that waits out rate limits and settles, on first
+// contact, which of the candidate API bases the server answers under.
+type apiClient struct {
+	gh         *github.Client
+	wait       *rateWaiter
+	bases      []string
+	token      string
+	httpClient *http.Client
+	settled    bool
+}
+
+func newAPIClient(apiURL, token string, httpClient *http.Client, wait *rateWaiter) (*apiClient, error) {
+	bases, err := apiBases(apiURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &apiClient{wait: wait, bases: bases, token: token, httpClient: httpClient, settled: len(bases) == 1}
+	if c.gh, err = newClientAt(bases[0], token, httpClient); err != nil {
+		return nil, err
+	}
+	// go-github remembers a limit by the machine's clock and would refuse the retry
+	// by itself; the waiter is the one place that decides how long to wait, so each
+	// retry starts from a fresh client.
+	wait.afterWait = func() {
+		if gh, err := newClientAt(c.bases[0], token, httpClient); err == nil {
+			c.gh = gh
+		}
+	}
+	return c, nil
+}
+
+// do runs call against the client, waiting out rate limits.
+func (c *apiClient) do(ctx context.Context, call func(gh *github.Client) (*github.Response, error)) (*github.Response, error) {
+	resp, err := c.wait.do(ctx, func() (*github.Response, error) { return call(c.gh) })
+	if c.settled {
+		return resp, err
+	}
+	if statusCode(err) != http.StatusNotFound {
+		if err == nil || statusCode(err) != 0 {
+			c.settled = true
+		}
+		return resp, err
+	}
+	c.settled = true
+	alt, aerr := newClientAt(c.bases[1], c.token, c.httpClient)
+	if aerr != nil {
+		return resp, err
+	}
+	resp2, err2 := c.wait.do(ctx, func() (*github.Response, error) { return call(alt) })
+	if statusCode(err2) == http.StatusNotFound {
+		return resp, err
+	}
+	c.gh, c.bases = alt, c.bases[1:]
+	return resp2, err2
+}
+
+func sameURL(a, b string) bool {
+	return strings.TrimRight(strings.ToLower(a), "/") == strings.TrimRight(strings.ToLower(b), "/")
+}
+
+// WebHost returns the host that a repository's git remotes name for an API base:
+// github.com for api.github.com, the server itself for an Enterprise base
+// (https://ghe.example.com/api/v3/ → ghe.example.com). Ports are dropped, as remote
+// URLs are compared without them.
+func WebHost(apiURL string) string {
+	u, err := url.Parse(apiURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	h := strings.ToLower(u.Hostname())
+	if h == "api.github.com" {
+		return "github.com"
+	}
+	// GitHub Enterprise Cloud with data residency serves its API from api.<host>.
+	if rest, ok := strings.CutPrefix(h, "api."); ok && strings.Contains(rest, ".") && !strings.HasSuffix(u.Path, "/api/v3/") && !strings.HasSuffix(u.Path, "/api/v3") {
+		return rest
+	}
+	return h
+}
+
+// rateWaiter waits out GitHub's rate limits within a total budget.
+type rateWaiter struct {
+	budget time.Duration
+	spent  time.Duration
+	now    func() time.Time
+	sleep  func(context.Context, time.Duration) error
+	// afterWait runs after each wait (apiClient starts a fresh client there).
+	afterWait func()
+}
+
+// sleepContext waits for d or until ctx ends.
+func sleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// rateLimitWait reports whether err is a rate limit and how long GitHub asks to wait.
+// Primary limits (403 or 429 with X-RateLimit-Remaining: 0) last until
+// X-RateLimit-Reset; secondary limits say Retry-After, or nothing (then GitHub's
+// documentation asks for at least a minute).
+func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
+	var rle *github.RateLimitError
+	if errors.As(err, &rle) {
+		return untilReset(rle.Rate.Reset.Time, now), true
+	}
+	var are *github.AbuseRateLimitError
+	if errors.As(err, &are) {
+		if are.RetryAfter != nil {
+			return max(*are.RetryAfter, 0), true
+		}
+		return time.Minute, true
+	}
+	// go-github recognises only 403 as a rate limit; GitHub also answers 429.
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests {
+		h := er.Response.Header
+		if v := h.Get("Retry-After"); v != "" {
+			if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				return time.Duration(max(s, 0)) * time.Second, true
+			}
+		}
+		if v := h.Get("X-RateLimit-Reset"); v != "" {
+			if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return untilReset(time.Unix(s, 0), now), true
+			}
+		}
+		return time.Minute, true
+	}
+	return 0, false
+}
+
+func untilReset(reset, now time.Time) time.Duration {
+	if reset.IsZero() {
+		return time.Minute
+	}
+	// One second of slack: the reset time has a one-second resolution.
+	return max(reset.Sub(now)+time.Second, 0)
+}
+
+// RateLimitedError says that GitHub's rate limit outlasted the wait budget.
+type RateLimitedError struct {
+	Wait   time.Duration // what GitHub asked for
+	Waited time.Duration // what was already spent
+	Err    error
+}
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("GitHub rate limit: asked to wait %s more after %s already waited (limit of the wait reached): %v",
+		e.Wait.Round(time.Second), e.Waited.Round(time.Second), e.Err)
+}
+
+func (e *RateLimitedError) Unwrap() error { return e.Err }
+
+// do runs call, waiting out rate limits while the budget lasts.
+func (w *rateWaiter) do(ctx context.Context, call func() (*github.Response, error)) (*github.Response, error) {
+	for {
+		resp, err := call()
+		if err == nil {
+			return resp, nil
+		}
+		d, limited := rateLimitWait(err, w.now())
+		if !limited {
+			return resp, err
+		}
+		if w.spent+d > w.budget {
+			return resp, &RateLimitedError{Wait: d, Waited: w.spent, Err: err}
+		}
+		if serr := w.sleep(ctx, d); serr != nil {
+			return resp, fmt.Errorf("waiting out the GitHub rate limit: %w", serr)
+		}
+		w.spent += d
+		if w.afterWait != nil {
+			w.afterWait()
+		}
+		// A zero wait must still make progress: count it as a tick so that a server
+		// that keeps answering "limited, reset now" cannot loop forever.
+		if d == 0 {
+			w.spent += time.Millisecond
+		}
+	}
+}
+
+// statusCode returns the HTTP status of a go-github error (0 when there is none).
+func statusCode(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	return 0
+}

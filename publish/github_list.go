@@ -1,0 +1,172 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Repo is what the audit needs to know about one hosted repository.
+type Repo struct {
+	FullName   string
+	Visibility string // public, private or internal
+	Keys       []RepoKey
+}
+
+// OwnerError says that listing one owner's repositories failed, and why, in words
+// that name the owner.
+type OwnerError struct {
+	Owner string
+	Err   error
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("owner %s: %s", e.Owner, describeAPIError(e.Err, e.Owner))
+}
+
+func (e *OwnerError) Unwrap() error { return e.Err }
+
+// describeAPIError turns an API failure into advice.
+func describeAPIError(err error, owner string) string {
+	var rl *RateLimitedError
+	if errors.As(err, &rl) {
+		return rl.Error() + "; run the audit again later or with a token (GH_TOKEN) that has a higher limit"
+	}
+	switch statusCode(err) {
+	case http.StatusUnauthorized:
+		return "GitHub rejected the token (401 Unauthorized): check GH_TOKEN / GITHUB_TOKEN"
+	case http.StatusForbidden:
+		return fmt.Sprintf("GitHub refused access (403 Forbidden) to the repositories of %s: the token lacks the scope or the organisation's approval (SSO)", owner)
+	case http.StatusNotFound:
+		return fmt.Sprintf("no GitHub user or organisation named %s (404 Not Found) is visible with this token", owner)
+	}
+	return err.Error()
+}
+
+// repoLister lists owners' repositories through one client and one rate-limit budget.
+type repoLister struct {
+	client *apiClient
+	token  bool
+	// self is the authenticated user's login, learnt on first use ("" without a
+	// token); selfErr remembers why that failed.
+	self    string
+	selfErr error
+	asked   bool
+	// progress is told the running count of repositories listed.
+	progress func(owner string, n int)
+}
+
+const perPage = 100
+
+func (l *repoLister) authenticatedLogin(ctx context.Context) (string, error) {
+	if !l.token {
+		return "", nil
+	}
+	if !l.asked {
+		l.asked = true
+		var u *github.User
+		_, err := l.client.do(ctx, func(gh *github.Client) (*github.Response, error) {
+			var resp *github.Response
+			var err error
+			u, resp, err = gh.Users.Get(ctx, "")
+			return resp, err
+		})
+		l.self, l.selfErr = u.GetLogin(), err
+	}
+	return l.self, l.selfErr
+}
+
+// list returns every repository of owner, page by page: an organisation's through
+// ListByOrg, the authenticated user's own through ListByAuthenticatedUser (so private
+// ones are included), anyone else's through ListByUser (public ones only: that is all
+// GitHub shows).
+func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
+	self, err := l.authenticatedLogin(ctx)
+	if err != nil {
+		return nil, &OwnerError{Owner: owner, Err: err}
+	}
+	var fetch func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error)
+	if self != "" && strings.EqualFold(self, owner) {
+		fetch = func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
+			return gh.Repositories.ListByAuthenticatedUser(ctx, &github.RepositoryListByAuthenticatedUserOptions{
+				Affiliation: "owner", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+		}
+	} else {
+		var u *github.User
+		_, err := l.client.do(ctx, func(gh *github.Client) (*github.Response, error) {
+			var resp *github.Response
+			var err error
+			u, resp, err = gh.Users.Get(ctx, owner)
+			return resp, err
+		})
+		if err != nil {
+			return nil, &OwnerError{Owner: owner, Err: err}
+		}
+		if u.GetType() == "Organization" {
+			fetch = func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
+				return gh.Repositories.ListByOrg(ctx, owner, &github.RepositoryListByOrgOptions{
+					Type: "all", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+			}
+		} else {
+			fetch = func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
+				return gh.Repositories.ListByUser(ctx, owner, &github.RepositoryListByUserOptions{
+					Type: "owner", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+			}
+		}
+	}
+	var out []Repo
+	for page := 1; ; {
+		var repos []*github.Repository
+		resp, err := l.client.do(ctx, func(gh *github.Client) (*github.Response, error) {
+			var resp *github.Response
+			var err error
+			repos, resp, err = fetch(gh, page)
+			return resp, err
+		})
+		if err != nil {
+			return nil, &OwnerError{Owner: owner, Err: fmt.Errorf("page %d: %w", page, err)}
+		}
+		for _, r := range repos {
+			out = append(out, repoOf(r))
+		}
+		if l.progress != nil {
+			l.progress(owner, len(out))
+		}
+		if resp == nil || resp.NextPage == 0 || resp.NextPage <= page {
+			break
+		}
+		page = resp.NextPage
+	}
+	return out, nil
+}
+
+// repoOf keeps what the audit needs from an API repository.
+func repoOf(r *github.Repository) Repo {
+	rp := Repo{FullName: r.GetFullName(), Visibility: strings.ToLower(r.GetVisibility())}
+	if rp.Visibility == "" {
+		// Older servers omit visibility; private is always there.
+		rp.Visibility = VisibilityPublic
+		if r.GetPrivate() {
+			rp.Visibility = VisibilityPrivate
+		}
+	}
+	for _, u := range []string{r.GetCloneURL(), r.GetSSHURL(), r.GetHTMLURL(), r.GetGitURL()} {
+		if k, ok := ParseRemoteURL(u); ok && !containsKey(rp.Keys, k) {
+			rp.Keys = append(rp.Keys, k)
+		}
+	}
+	return rp
+}
+
+func containsKey(keys []RepoKey, k RepoKey) bool {
+	for _, x := range keys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
