@@ -44,27 +44,41 @@ type tempFile struct {
 // writeTemp writes data to a new scratch file beside lockPath and syncs it.
 func writeTemp(lockPath string, data []byte) (*tempFile, error) {
 	dir, base := filepath.Split(lockPath)
-	p := filepath.Join(dir, "."+base+"."+randomHex()+tempSuffix)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		p := filepath.Join(dir, "."+base+"."+randomHex()+tempSuffix)
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		t := &tempFile{f: f, path: p}
+		// A concurrent CleanScratch may take the new file between create and flock and
+		// remove it: then the flock is busy, or the locked file is no longer at p.
+		// Either way that cleanup owns it now; start over with another name.
+		err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != nil && !flockUnsupported(err) {
+			_ = f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) && attempt < maxAttempts {
+				continue
+			}
+			return nil, &fs.PathError{Op: "flock", Path: p, Err: err}
+		}
+		if err == nil && !sameFile(f, p) {
+			_ = f.Close()
+			if attempt < maxAttempts {
+				continue
+			}
+			return nil, &fs.PathError{Op: "create", Path: p, Err: errors.New("scratch file keeps vanishing")}
+		}
+		if _, err := f.Write(data); err != nil {
+			t.discard()
+			return nil, err
+		}
+		if err := f.Sync(); err != nil {
+			t.discard()
+			return nil, err
+		}
+		return t, nil
 	}
-	t := &tempFile{f: f, path: p}
-	// A cleanup may steal the file between create and flock; the link then fails with
-	// ENOENT and the caller starts over with a new temp file.
-	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil && !flockUnsupported(err) {
-		t.discard()
-		return nil, &fs.PathError{Op: "flock", Path: p, Err: err}
-	}
-	if _, err := f.Write(data); err != nil {
-		t.discard()
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		t.discard()
-		return nil, err
-	}
-	return t, nil
 }
 
 // discard removes the scratch file and releases it.
@@ -216,7 +230,7 @@ func lockNameMutex(lockPath string) (func(), error) {
 		}
 		time.Sleep(backoff)
 		waited += backoff
-		if backoff < 20*time.Millisecond {
+		if backoff < 2*time.Millisecond {
 			backoff *= 2
 		}
 	}

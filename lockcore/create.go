@@ -101,7 +101,6 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 		spec.Host = spec.TeamHost
 	}
 	path := spec.Path()
-	_, _ = CleanScratch(dir)
 
 	warnings, err := respect(spec, path, now, loc)
 	if err != nil {
@@ -114,6 +113,8 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 		}
 		if res != nil {
 			res.Warnings = warnings
+			// Sweep what killed writers left; only the winner pays for it.
+			_, _ = CleanScratch(dir)
 		}
 		return res, err
 	}
