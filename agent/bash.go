@@ -26,12 +26,16 @@ type Effect struct {
 	// Publication is set for a publication operation (decided by the markers as well
 	// as the locks).
 	Publication bool
+	// Descend is set when the operation reaches into a folder's whole subtree
+	// (rm -r, mv, git checkout): locks inside the folder count too.
+	Descend bool
 }
 
-// ClassifyFunc tells which publication operation a command performs in dir ("" when it
-// publishes nothing) and whether it is a dry-run form. The publish package provides it
-// (agent and publish are siblings, so cmd/guard wires it in).
-type ClassifyFunc func(args []string, dir string) (op string, dryRun bool, err error)
+// ClassifyFunc tells which publication operation a command (program first) performs
+// when run in dir: op is "" when it publishes nothing; project is the directory of the
+// project it acts on; dryRun marks a form that only rehearses. The publish package
+// provides it (agent and publish are siblings, so cmd/guard wires it in).
+type ClassifyFunc func(args []string, dir string) (op, project string, dryRun bool, err error)
 
 // BashAnalysis is what guard could read from a shell command.
 type BashAnalysis struct {
@@ -168,8 +172,11 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 			plain[i] = w.Text
 		}
 		plain[0] = name
-		if op, dry, err := a.classify(plain, cwd); err == nil && op != "" {
-			a.out.Effects = append(a.out.Effects, Effect{Op: op, Path: cwd, Command: text, DryRun: dry, Publication: true})
+		if op, project, dry, err := a.classify(plain, cwd); err == nil && op != "" {
+			if project == "" {
+				project = cwd
+			}
+			a.out.Effects = append(a.out.Effects, Effect{Op: op, Path: project, Command: text, DryRun: dry, Publication: true})
 		}
 	}
 	switch name {
@@ -189,7 +196,11 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 			return ""
 		}
 		return p
-	case "rm", "rmdir", "unlink", "touch", "mkdir", "shred", "mkfifo", "mknod":
+	case "rm", "rmdir":
+		for _, w := range operands(args, "") {
+			a.deepTarget(w, cwd, text)
+		}
+	case "unlink", "touch", "mkdir", "shred", "mkfifo", "mknod":
 		for _, w := range operands(args, optionArgs[name]) {
 			a.target(w, cwd, OpEdit, text)
 		}
@@ -201,7 +212,7 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 		// The sources disappear and the destination changes: all are written.
 		ops, dest := operandsWithTarget(args, "tS")
 		for _, w := range ops {
-			a.target(w, cwd, OpEdit, text)
+			a.deepTarget(w, cwd, text)
 		}
 		if dest != nil {
 			a.target(*dest, cwd, OpEdit, text)
@@ -350,7 +361,7 @@ func (a *analyzer) git(args []shellWord, cwd, text string) {
 		a.out.Effects = append(a.out.Effects, Effect{Op: OpPush, Path: cwd, Command: text})
 	case "rm", "mv":
 		for _, w := range operands(rest, "") {
-			a.target(w, cwd, OpEdit, text)
+			a.deepTarget(w, cwd, text)
 		}
 	case "checkout", "restore", "reset", "clean", "stash", "switch", "merge", "rebase", "pull",
 		"apply", "am", "cherry-pick", "revert":
@@ -358,11 +369,21 @@ func (a *analyzer) git(args []shellWord, cwd, text string) {
 		// those, otherwise the tree the command runs in.
 		if i := indexWord(rest, "--"); i >= 0 && i+1 < len(rest) {
 			for _, w := range rest[i+1:] {
-				a.target(w, cwd, OpEdit, text)
+				a.deepTarget(w, cwd, text)
 			}
 			return
 		}
-		a.out.Effects = append(a.out.Effects, Effect{Op: OpEdit, Path: cwd, Command: text})
+		a.out.Effects = append(a.out.Effects, Effect{Op: OpEdit, Path: cwd, Command: text, Descend: true})
+	}
+}
+
+// deepTarget records an edit that reaches into the subtree of the path (a removal or
+// a move of a folder takes everything inside it along).
+func (a *analyzer) deepTarget(w shellWord, cwd, text string) {
+	n := len(a.out.Effects)
+	a.target(w, cwd, OpEdit, text)
+	for i := n; i < len(a.out.Effects); i++ {
+		a.out.Effects[i].Descend = true
 	}
 }
 

@@ -1,0 +1,288 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Decision is the hook's answer.
+type Decision string
+
+// The answers. None lets the call through to the agent's own permission system:
+// guard never says allow.
+const (
+	None Decision = ""
+	Deny Decision = "deny"
+	Ask  Decision = "ask"
+)
+
+// Verdict is the decision about one tool call, with the reason the agent is shown.
+type Verdict struct {
+	Decision Decision
+	Reason   string
+	// Warnings (soft locks, scope fallbacks, what could not be judged) go to stderr.
+	Warnings []string
+	// Claimed lists the lease locks this call created or renewed.
+	Claimed []string
+}
+
+// DecideOptions are what the decision needs besides the call.
+type DecideOptions struct {
+	// Classify tells publication commands (nil: none is recognised).
+	Classify ClassifyFunc
+	// Claim makes a write into a free area claim it (see claim.go).
+	Claim bool
+	// Config is the .guard.toml governing the call's cwd (nil: looked up).
+	Config *guard.Config
+}
+
+// Identity returns who the agent is for lock ownership: GUARD_OWNER, else its
+// session id (else guard's usual owner); the host is guard's usual host.
+func Identity(env *guard.Env, call *Call, cfg *guard.Config) guard.Identity {
+	id := guard.ResolveIdentity(env, "", "", cfg)
+	if env.Env("GUARD_OWNER") == "" && call.SessionID != "" {
+		id.Owner = call.SessionID
+	}
+	return id
+}
+
+// Decide is the one decision core of every agent hook: it asks the lock policy (the
+// same one `guard check` uses) about the call's write targets and operations, the
+// LOCK.permissions.json files about the action, and the publication markers about
+// publishing commands. Locks and denials come first; allow rules never override a
+// lock. What guard cannot judge gets no decision.
+func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		var err error
+		if cfg, err = guard.FindConfig(call.Cwd); err != nil {
+			return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: cannot read the configuration: %v (fail closed)", err)}, nil
+		}
+	}
+	d := &decider{
+		env: env, call: call, opts: opts, cfg: cfg,
+		id:    Identity(env, call, cfg),
+		perms: newPermissionsCache(),
+	}
+	d.policy = guard.NewPolicy(env, d.id)
+	d.run()
+	return d.verdict(), nil
+}
+
+type decider struct {
+	env    *guard.Env
+	call   *Call
+	opts   DecideOptions
+	cfg    *guard.Config
+	id     guard.Identity
+	policy *guard.Policy
+	perms  *permissionsCache
+
+	denies   []string
+	asks     []string
+	warnings []string
+	// written are the paths the call writes, for claims.
+	written []string
+}
+
+func (d *decider) deny(s string) { d.denies = append(d.denies, s) }
+func (d *decider) warn(s string) { d.warnings = append(d.warnings, s) }
+
+func (d *decider) run() {
+	c := d.call
+	switch c.Kind {
+	case KindWrite:
+		tools := []string{c.Action}
+		if c.Action != "Write" {
+			tools = append(tools, "Write")
+		}
+		for _, p := range c.Paths {
+			d.permission(permRequest{Dir: dirOf(p), Target: p, Tools: tools})
+		}
+		d.locks([]string{OpEdit}, c.Paths, false, c.Tool)
+		d.written = append(d.written, c.Paths...)
+	case KindRead:
+		for _, p := range c.Paths {
+			req := permRequest{Dir: dirOf(p), Target: p, Tools: []string{"Read"}}
+			if c.Action != "Read" {
+				// Glob and Grep: rules may name the tool with its pattern, or Read.
+				req.Tools = []string{c.Action, "Read"}
+			}
+			d.permission(req)
+			if c.Pattern != "" {
+				d.permission(permRequest{Dir: dirOf(p), Actions: []string{c.Action + "(" + c.Pattern + ")"}, ExplicitOnly: true})
+			}
+		}
+	case KindMCP:
+		d.permission(permRequest{Dir: c.Cwd, Actions: []string{c.Tool}})
+	case KindOther:
+		d.permission(permRequest{Dir: c.Cwd, Actions: []string{c.Action}, ExplicitOnly: true})
+	case KindShell:
+		d.shell()
+	}
+}
+
+// dirOf is the directory whose permissions and locks govern p: p itself when it is an
+// existing folder, else its parent.
+func dirOf(p string) string {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return p
+	}
+	return filepath.Dir(p)
+}
+
+func (d *decider) permission(req permRequest) {
+	v, ok, err := d.perms.check(d.call.Agent, req)
+	if err != nil {
+		d.deny(fmt.Sprintf("guard: %v; guard cannot tell what it allows, so it refuses (fail closed).", err))
+		return
+	}
+	if !ok {
+		return
+	}
+	switch v.Decision {
+	case lockcore.Deny:
+		d.deny("guard: refused by LOCK.permissions.json: " + v.String() + ".\n  what now: do something else, or ask the owner of that file to change its rules.")
+	case lockcore.Ask:
+		d.asks = append(d.asks, "guard: LOCK.permissions.json asks for a person's approval: "+v.String()+".")
+	}
+}
+
+// locks asks the policy about ops on paths and records its refusal.
+func (d *decider) locks(ops, paths []string, descend bool, what string) {
+	if len(paths) == 0 {
+		return
+	}
+	dec, err := d.policy.Check(guard.Request{Ops: ops, Paths: paths, Descend: descend})
+	if err != nil {
+		d.deny(fmt.Sprintf("guard: cannot check %s: %v (fail closed)", what, err))
+		return
+	}
+	d.warnings = append(d.warnings, dec.Warnings...)
+	if dec.Allowed {
+		return
+	}
+	var b bytes.Buffer
+	refusal := *dec
+	refusal.Warnings = nil // shown separately, on stderr
+	refusal.Explain(&b)
+	d.deny(strings.TrimRight(b.String(), "\n") + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, identityNote(d.env)))
+}
+
+func identityNote(env *guard.Env) string {
+	if env.Env("GUARD_OWNER") != "" {
+		return "from GUARD_OWNER"
+	}
+	return "your session id; set GUARD_OWNER to act as a lock's owner"
+}
+
+// shell judges a command line by its obvious effects.
+func (d *decider) shell() {
+	c := d.call
+	a := AnalyzeBash(c.Command, c.Cwd, d.env.Env("HOME"), d.opts.Classify)
+	for _, s := range a.Unjudged {
+		d.warn("not judged: " + s)
+	}
+	for _, seg := range a.Segments {
+		dir := seg.Dir
+		if dir == "" {
+			dir = c.Cwd
+		}
+		d.permission(permRequest{Dir: dir, Actions: []string{"Bash(" + seg.Text + ")"}})
+	}
+	// Edits, grouped by whether they reach into folders (rm -r, mv, git checkout).
+	var edits, deep []string
+	byOp := map[string][]Effect{}
+	var opOrder []string
+	for _, e := range a.Effects {
+		switch {
+		case e.Op == OpEdit && e.Descend:
+			deep = appendNew(deep, e.Path)
+		case e.Op == OpEdit:
+			edits = appendNew(edits, e.Path)
+		default:
+			if _, ok := byOp[e.Op]; !ok {
+				opOrder = append(opOrder, e.Op)
+			}
+			byOp[e.Op] = append(byOp[e.Op], e)
+		}
+	}
+	for _, p := range append(append([]string{}, edits...), deep...) {
+		d.permission(permRequest{Dir: dirOf(p), Target: p, Tools: []string{"Write"}, ExplicitOnly: true})
+	}
+	d.locks([]string{OpEdit}, edits, false, "the command's write targets")
+	d.locks([]string{OpEdit}, deep, true, "the command's write targets")
+	d.written = append(append(d.written, edits...), deep...)
+	for _, op := range opOrder {
+		var paths []string
+		var pub []Effect
+		for _, e := range byOp[op] {
+			if e.Publication {
+				if e.DryRun {
+					continue
+				}
+				pub = append(pub, e)
+			}
+			paths = appendNew(paths, e.Path)
+		}
+		d.locks([]string{op}, paths, false, op)
+		for _, e := range pub {
+			d.publication(e)
+		}
+	}
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func (d *decider) verdict() *Verdict {
+	v := &Verdict{Warnings: d.warnings}
+	switch {
+	case len(d.denies) > 0:
+		v.Decision, v.Reason = Deny, strings.Join(dedupe(d.denies), "\n\n")
+	case len(d.asks) > 0:
+		v.Decision, v.Reason = Ask, strings.Join(dedupe(d.asks), "\n")
+	}
+	return v
+}
+
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sortedKeys is for stable messages.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// publication applies the PRIVATE.txt / PUBLIC.txt markers to a publishing command.
+func (d *decider) publication(e Effect) {
+	// TODO: guard's publication decision (guard/publication.go).
+	_ = e
+}

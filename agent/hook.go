@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// HookOptions are the inputs of `guard agent-hook <agent>`.
+type HookOptions struct {
+	Env *guard.Env
+	// Agent is the hook protocol: claude or gemini.
+	Agent string
+	// Claim is --claim: a write into a free area claims it (also [agent] claim in
+	// .guard.toml).
+	Claim bool
+	// Classify tells publication commands (wired in from the publish package).
+	Classify ClassifyFunc
+}
+
+// RunHook answers one tool call. Every answer is exit 0: a decision (deny, ask) is a
+// JSON document on stdout in the agent's format; no decision is an empty stdout for
+// Claude Code and `{}` for Gemini CLI (which parses stdout as JSON). Malformed input
+// and internal errors are denials (fail closed). Only an unknown agent name is a
+// usage error (exit 2, which both agents also treat as a block).
+func RunHook(opts HookOptions) error {
+	env := opts.Env
+	if !supported(opts.Agent) {
+		return guard.Exitf(guard.ExitUsage, "agent-hook: unknown agent %q (supported: %s)", opts.Agent, strings.Join(Agents, ", "))
+	}
+	v := hookVerdict(opts)
+	for _, w := range v.Warnings {
+		fmt.Fprintf(env.Stderr, "guard: warning: %s\n", w)
+	}
+	for _, c := range v.Claimed {
+		fmt.Fprintf(env.Stderr, "guard: claimed %s\n", c)
+	}
+	return WriteAnswer(env.Stdout, opts.Agent, v)
+}
+
+func supported(agent string) bool {
+	for _, a := range Agents {
+		if a == agent {
+			return true
+		}
+	}
+	return false
+}
+
+func hookVerdict(opts HookOptions) *Verdict {
+	env := opts.Env
+	call, err := ReadCall(opts.Agent, env.Stdin, env.Dir)
+	if err != nil {
+		return &Verdict{Decision: Deny, Reason: "guard: " + err.Error() + "; guard refuses what it cannot read (fail closed)."}
+	}
+	cfg, err := guard.FindConfig(call.Cwd)
+	if err != nil {
+		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: cannot read the configuration: %v; fix it to continue (fail closed).", err)}
+	}
+	v, err := Decide(env, call, DecideOptions{Classify: opts.Classify, Claim: opts.Claim || cfg.Agent.Claim, Config: cfg})
+	if err != nil {
+		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: %v (fail closed).", err)}
+	}
+	return v
+}
+
+// claudeAnswer is Claude Code's PreToolUse hook output.
+type claudeAnswer struct {
+	HookSpecificOutput claudeDecision `json:"hookSpecificOutput"`
+}
+
+type claudeDecision struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason"`
+}
+
+// geminiAnswer is Gemini CLI's BeforeTool hook output.
+type geminiAnswer struct {
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// WriteAnswer writes v in agent's hook output format.
+func WriteAnswer(w io.Writer, agent string, v *Verdict) error {
+	var doc any
+	switch agent {
+	case Claude:
+		if v.Decision == None {
+			return nil
+		}
+		doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(v.Decision), PermissionDecisionReason: v.Reason}}
+	case Gemini:
+		switch v.Decision {
+		case None:
+			doc = geminiAnswer{}
+		case Ask:
+			// Gemini CLI's BeforeTool hook cannot ask a person; refusing is the safe
+			// reading of "ask", and the reason says how to go ahead.
+			doc = geminiAnswer{Decision: "deny", Reason: v.Reason + "\nGemini CLI hooks cannot ask for approval, so guard refuses: ask the user to run this step, or to change the rule."}
+		default:
+			doc = geminiAnswer{Decision: string(v.Decision), Reason: v.Reason}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}

@@ -1,0 +1,353 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Agents guard has a hook protocol for.
+const (
+	Claude = "claude"
+	Gemini = "gemini"
+)
+
+// Agents lists the supported agents, in the order help texts show them.
+var Agents = []string{Claude, Gemini}
+
+// Kind says what a tool call does, as far as guard judges it.
+type Kind string
+
+// The kinds of tool call.
+const (
+	// KindWrite creates, changes or deletes the files in Paths.
+	KindWrite Kind = "write"
+	// KindRead only reads Paths; only LOCK.permissions.json rules apply.
+	KindRead Kind = "read"
+	// KindShell runs Command in Cwd.
+	KindShell Kind = "shell"
+	// KindMCP calls an MCP server's tool; only permissions rules apply.
+	KindMCP Kind = "mcp"
+	// KindOther is any other tool (web search, todo lists, sub-agents): only explicit
+	// permissions rules naming it apply.
+	KindOther Kind = "other"
+)
+
+// Call is one tool call an agent is about to make, in agent-neutral form.
+type Call struct {
+	// Agent is the agent's name (claude, gemini): the name applies_to_agents uses.
+	Agent string
+	// SessionID identifies the agent's session (its identity without GUARD_OWNER).
+	SessionID string
+	// Cwd is the agent's working directory (absolute).
+	Cwd string
+	// Tool is the tool's name as the agent calls it.
+	Tool string
+	// Action is the tool word of LOCK.permissions.json rules for it: Write, Edit,
+	// NotebookEdit, Read, Glob, Grep, Bash, the MCP tool's name, or Tool.
+	Action string
+	Kind   Kind
+	// Paths are the absolute files or folders the call writes or reads.
+	Paths []string
+	// Pattern is the search pattern of Glob and Grep calls.
+	Pattern string
+	// Command is a shell call's command line.
+	Command string
+}
+
+// MalformedError is hook input guard cannot read: the hook denies the call (fail
+// closed) and says why.
+type MalformedError struct{ Reason string }
+
+func (e *MalformedError) Error() string { return "malformed hook input: " + e.Reason }
+
+func malformed(format string, args ...any) error {
+	return &MalformedError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// maxInput bounds the hook input read from stdin; a tool call with a larger payload
+// (a Write of a huge file) is still judged by its path, so the content is skipped.
+const maxInput = 64 << 20
+
+// ReadCall reads one hook input of agent from r. dir stands in for a missing cwd.
+func ReadCall(agent string, r io.Reader, dir string) (*Call, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, malformed("cannot read stdin: %v", err)
+	}
+	if len(data) > maxInput {
+		return nil, malformed("more than %d bytes on stdin", maxInput)
+	}
+	switch agent {
+	case Claude:
+		return parseClaude(data, dir)
+	case Gemini:
+		return parseGemini(data, dir)
+	}
+	return nil, fmt.Errorf("unknown agent %q (supported: %s)", agent, strings.Join(Agents, ", "))
+}
+
+// envelope is the part of the hook input both Claude Code and Gemini CLI send.
+type envelope struct {
+	SessionID *string          `json:"session_id"`
+	Cwd       *string          `json:"cwd"`
+	Event     *string          `json:"hook_event_name"`
+	ToolName  *string          `json:"tool_name"`
+	ToolInput *json.RawMessage `json:"tool_input"`
+}
+
+func decodeEnvelope(data []byte, dir string, event string) (*envelope, map[string]json.RawMessage, string, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, nil, "", malformed("no JSON on stdin")
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &raw); err != nil {
+		return nil, nil, "", malformed("stdin is not a JSON object: %v", err)
+	}
+	var env envelope
+	for key, dst := range map[string]**string{"session_id": &env.SessionID, "cwd": &env.Cwd, "hook_event_name": &env.Event, "tool_name": &env.ToolName} {
+		v, ok := raw[key]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, nil, "", malformed("%s is not a string", key)
+		}
+		*dst = &s
+	}
+	if env.Event != nil && *env.Event != event {
+		return nil, nil, "", malformed("hook_event_name is %q; this hook answers %s events only", *env.Event, event)
+	}
+	if env.ToolName == nil || strings.TrimSpace(*env.ToolName) == "" {
+		return nil, nil, "", malformed("tool_name is missing")
+	}
+	input := map[string]json.RawMessage{}
+	if v, ok := raw["tool_input"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &input); err != nil {
+			return nil, nil, "", malformed("tool_input is not a JSON object")
+		}
+	}
+	cwd := dir
+	if env.Cwd != nil && *env.Cwd != "" {
+		cwd = *env.Cwd
+	}
+	if !filepath.IsAbs(cwd) {
+		return nil, nil, "", malformed("cwd %q is not an absolute path", cwd)
+	}
+	return &env, input, filepath.Clean(cwd), nil
+}
+
+// stringField reads a string field of tool_input: missing is "" (ok false), any other
+// type is malformed.
+func stringField(input map[string]json.RawMessage, key string) (string, bool, error) {
+	v, ok := input[key]
+	if !ok || string(v) == "null" {
+		return "", false, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false, malformed("tool_input.%s is not a string", key)
+	}
+	return s, true, nil
+}
+
+// requiredPath reads a path field that must be present and non-empty, made absolute
+// against cwd (Claude Code sends absolute paths; Gemini CLI may send relative ones).
+func requiredPath(input map[string]json.RawMessage, cwd string, keys ...string) (string, error) {
+	for _, key := range keys {
+		s, ok, err := stringField(input, key)
+		if err != nil {
+			return "", err
+		}
+		if ok && s != "" {
+			return absPath(s, cwd), nil
+		}
+	}
+	return "", malformed("tool_input.%s is missing", keys[0])
+}
+
+func optionalPath(input map[string]json.RawMessage, cwd string, keys ...string) (string, error) {
+	for _, key := range keys {
+		s, ok, err := stringField(input, key)
+		if err != nil {
+			return "", err
+		}
+		if ok && s != "" {
+			return absPath(s, cwd), nil
+		}
+	}
+	return cwd, nil
+}
+
+func absPath(p, cwd string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+func baseCall(agent string, env *envelope, cwd string) *Call {
+	c := &Call{Agent: agent, Cwd: cwd, Tool: *env.ToolName}
+	if env.SessionID != nil {
+		c.SessionID = *env.SessionID
+	}
+	return c
+}
+
+// parseClaude reads Claude Code's PreToolUse input.
+func parseClaude(data []byte, dir string) (*Call, error) {
+	env, input, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
+	if err != nil {
+		return nil, err
+	}
+	c := baseCall(Claude, env, cwd)
+	c.Action = c.Tool
+	switch c.Tool {
+	case "Write", "Edit", "MultiEdit":
+		c.Kind = KindWrite
+		if c.Tool == "MultiEdit" {
+			c.Action = "Edit"
+		}
+		p, err := requiredPath(input, cwd, "file_path")
+		if err != nil {
+			return nil, err
+		}
+		c.Paths = []string{p}
+	case "NotebookEdit":
+		c.Kind = KindWrite
+		p, err := requiredPath(input, cwd, "notebook_path")
+		if err != nil {
+			return nil, err
+		}
+		c.Paths = []string{p}
+	case "Bash":
+		c.Kind = KindShell
+		cmd, ok, err := stringField(input, "command")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, malformed("tool_input.command is missing")
+		}
+		c.Command = cmd
+	case "Read", "NotebookRead":
+		c.Kind = KindRead
+		p, err := requiredPath(input, cwd, "file_path", "notebook_path")
+		if err != nil {
+			return nil, err
+		}
+		c.Paths = []string{p}
+	case "Glob", "Grep", "LS":
+		c.Kind = KindRead
+		if c.Pattern, _, err = stringField(input, "pattern"); err != nil {
+			return nil, err
+		}
+		p, err := optionalPath(input, cwd, "path")
+		if err != nil {
+			return nil, err
+		}
+		c.Paths = []string{p}
+	default:
+		c.Kind = KindOther
+		if strings.HasPrefix(c.Tool, "mcp__") {
+			c.Kind = KindMCP
+		}
+	}
+	return c, nil
+}
+
+// geminiActions maps Gemini CLI's built-in tools to the tool words of permissions
+// rules, so one LOCK.permissions.json speaks to every agent.
+var geminiActions = map[string]string{
+	"write_file": "Write", "replace": "Edit", "run_shell_command": "Bash",
+	"read_file": "Read", "read_many_files": "Read", "list_directory": "Read",
+	"glob": "Glob", "search_file_content": "Grep", "grep_search": "Grep",
+}
+
+// parseGemini reads Gemini CLI's BeforeTool input.
+func parseGemini(data []byte, dir string) (*Call, error) {
+	env, input, cwd, err := decodeEnvelope(data, dir, "BeforeTool")
+	if err != nil {
+		return nil, err
+	}
+	c := baseCall(Gemini, env, cwd)
+	c.Action = c.Tool
+	if a, ok := geminiActions[c.Tool]; ok {
+		c.Action = a
+	}
+	switch c.Tool {
+	case "write_file", "replace":
+		c.Kind = KindWrite
+		p, err := requiredPath(input, cwd, "file_path", "absolute_path")
+		if err != nil {
+			return nil, err
+		}
+		c.Paths = []string{p}
+	case "run_shell_command":
+		c.Kind = KindShell
+		cmd, ok, err := stringField(input, "command")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, malformed("tool_input.command is missing")
+		}
+		c.Command = cmd
+		// The command runs in directory (dir_path in newer versions), relative to
+		// the project root.
+		if c.Cwd, err = optionalPath(input, cwd, "dir_path", "directory"); err != nil {
+			return nil, err
+		}
+	case "read_file":
+		c.Kind = KindRead
+		p, err := requiredPath(input, cwd, "absolute_path", "file_path")
+		if err != nil {
+			return nil, err
+		}
+		c.Paths = []string{p}
+	case "read_many_files":
+		c.Kind = KindRead
+		var paths []string
+		if v, ok := input["paths"]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, &paths); err != nil {
+				return nil, malformed("tool_input.paths is not a list of strings")
+			}
+		}
+		for _, p := range paths {
+			if p != "" && !strings.ContainsAny(p, "*?[") {
+				c.Paths = append(c.Paths, absPath(p, cwd))
+			}
+		}
+		if len(c.Paths) == 0 {
+			c.Paths = []string{cwd}
+		}
+	case "glob", "search_file_content", "grep_search", "list_directory":
+		c.Kind = KindRead
+		if c.Pattern, _, err = stringField(input, "pattern"); err != nil {
+			return nil, err
+		}
+		p, err := optionalPath(input, cwd, "dir_path", "path")
+		if err != nil {
+			return nil, err
+		}
+		c.Paths = []string{p}
+	default:
+		c.Kind = KindOther
+		if strings.HasPrefix(c.Tool, "mcp__") {
+			c.Kind = KindMCP
+		}
+	}
+	return c, nil
+}
+
+// IsMalformed reports whether err is unreadable hook input.
+func IsMalformed(err error) bool {
+	var m *MalformedError
+	return errors.As(err, &m)
+}
