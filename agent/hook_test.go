@@ -118,7 +118,6 @@ func TestRecordedHookInputs(t *testing.T) {
 	}
 }
 
-
 func TestIdentityIsGuardOwnerElseTheSessionID(t *testing.T) {
 	root := fixtureTree(t)
 	call := &Call{SessionID: "sess-9"}
