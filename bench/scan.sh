@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# bench/scan.sh: time `guard scan` against `find ROOT -iname 'LOCK*.txt'` on a
+# synthetic tree of 200,000 leaf directories (20 x 20 x 20 x 25, so every leaf sits at
+# depth 4 = default_max_depth and the default depth reaches the whole tree) holding
+# 300 lock files. The tree is built once in $BENCH_ROOT (default /tmp/guard-bench-tree)
+# and reused. Prints each run, the median wall times, the ratio and guard's peak RSS.
+#
+#   bench/scan.sh            # 5 runs each
+#   RUNS=9 bench/scan.sh
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=${BENCH_ROOT:-/tmp/guard-bench-tree}
+RUNS=${RUNS:-5}
+BIN=${BIN:-/tmp/guard-bench-bin}
+
+if [ ! -f "$ROOT/.complete" ]; then
+	echo "building tree in $ROOT ..." >&2
+	rm -rf "$ROOT"
+	mkdir -p "$ROOT"
+	for a in $(seq -w 0 19); do
+		mkdir -p "$ROOT"/a$a/b{00..19}/c{00..19}/d{00..24}
+	done
+	# 300 locks spread over every depth: 100 at depth 4, 100 at depth 3, 80 at
+	# depth 2, 20 at depth 1; a few hundred ordinary files beside them.
+	i=0
+	for a in $(seq -w 0 19); do
+		printf 'owner: bench\ncreated: 2099-01-01T00:00\n' >"$ROOT/a$a/LOCK.txt"
+		for b in 00 05 10 15; do
+			printf 'owner: bench\n' >"$ROOT/a$a/b$b/LOCK.team.h$i.txt"
+			printf 'owner: bench\n' >"$ROOT/a$a/b$b/c07/LOCK.user.txt"
+			i=$((i + 1))
+		done
+		for c in 01 09 13 17 19; do
+			printf 'owner: bench\n' >"$ROOT/a$a/b03/c$c/d11/LOCK.api.txt"
+			printf 'notes\n' >"$ROOT/a$a/b03/c$c/d11/README.txt"
+		done
+		printf 'owner: bench\n' >"$ROOT/a$a/b04/c05/LOCK.txt"
+	done
+	touch "$ROOT/.complete"
+fi
+dirs=$(find "$ROOT" -type d | wc -l)
+locks=$(find "$ROOT" -iname 'LOCK*.txt' | wc -l)
+echo "tree: $ROOT, $dirs directories, $locks lock files"
+
+go build -o "$BIN" ./cmd/guard
+
+# Wall seconds and peak RSS (KiB) of one run, via GNU time.
+TIMES=$(mktemp)
+trap 'rm -f "$TIMES"' EXIT
+measure() {
+	/usr/bin/time -o "$TIMES" -f '%e %M' "$@" >/dev/null 2>&1
+	tail -n 1 "$TIMES"
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# Warm the dentry cache once for both.
+find "$ROOT" -iname 'LOCK*.txt' >/dev/null
+"$BIN" scan --all "$ROOT" >/dev/null
+
+gw=() fw=() rss=0
+for r in $(seq "$RUNS"); do
+	read -r fs _ < <(measure find "$ROOT" -iname 'LOCK*.txt')
+	read -r gs gk < <(measure "$BIN" scan --all "$ROOT")
+	fw+=("$fs")
+	gw+=("$gs")
+	[ "$gk" -gt "$rss" ] && rss=$gk
+	echo "run $r: find ${fs}s  guard ${gs}s  guard peak ${gk} KiB"
+done
+fm=$(printf '%s\n' "${fw[@]}" | median)
+gm=$(printf '%s\n' "${gw[@]}" | median)
+found=$("$BIN" scan --all --json "$ROOT" | grep -c '"path"')
+echo "guard found $found locks (find: $locks)"
+awk -v g="$gm" -v f="$fm" -v r="$rss" -v n="$(nproc)" 'BEGIN {
+	printf "median wall: guard %.3fs, find %.3fs, ratio guard/find %.2f (%d CPUs)\n", g, f, (f > 0 ? g / f : 0), n
+	printf "guard peak RSS: %.1f MB\n", r / 1024
+}'
