@@ -3,16 +3,45 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/agent"
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/publish"
 )
 
-// TODO(owner of this command): replace this stub.
 func newAgentHookCmd(env *guard.Env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "agent-hook",
-		Short: "(not implemented yet)",
+	o := agent.HookOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "agent-hook claude|gemini",
+		Short: "Answer a coding agent's pre-tool hook: deny writes into locked areas, apply LOCK.permissions.json",
+		Long: `agent-hook is the command a coding agent runs before every tool call (Claude Code's
+PreToolUse hook, Gemini CLI's BeforeTool hook). It reads the hook's JSON on stdin and
+answers on stdout in the agent's format: deny (with the lock, its owner, purpose and the
+way out) for a write into an area under someone else's active lock, for a publication
+under PRIVATE.txt or refused by a lock, and for LOCK.permissions.json deny rules; ask for
+its ask rules; nothing otherwise, leaving the call to the agent's own permission system.
+Malformed input is denied. The agent's identity is GUARD_OWNER, else its session id.
+Always exit 0, except for an unknown agent (2).`,
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "agent-hook: not implemented yet")
+			o.Agent = args[0]
+			o.Classify = classifyPublication
+			return agent.RunHook(o)
 		},
 	}
+	cmd.Flags().BoolVar(&o.Claim, "claim", false, "claim a free area on the first write into it (a short lease; see guard agent-release)")
+	return cmd
+}
+
+// classifyPublication hands the publish package's classifier to the agent hook (the
+// two packages are siblings and do not import each other).
+func classifyPublication(args []string, dir string) (op, project string, dryRun bool, err error) {
+	cfg, err := guard.FindConfig(dir)
+	if err != nil {
+		return "", "", false, err
+	}
+	c, err := publish.Classify(args, dir, cfg)
+	if err != nil {
+		return "", "", false, err
+	}
+	return c.Op, c.ProjectDir, c.DryRun, nil
 }
