@@ -1,0 +1,181 @@
+package guard
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// The publication marker file names (CONTRACT.md section 5), matched exactly.
+const (
+	PrivateMarkerName = "PRIVATE.txt"
+	PublicMarkerName  = "PUBLIC.txt"
+)
+
+// MaxMarkerSize bounds how much of a marker file guard reads. A PUBLIC.txt larger than
+// this cannot be trusted to list all its checks and is treated as unreadable.
+const MaxMarkerSize = 64 << 10
+
+// Marker is one PRIVATE.txt or PUBLIC.txt file.
+type Marker struct {
+	// Private is true for PRIVATE.txt, false for PUBLIC.txt.
+	Private bool
+	// Path is the marker's absolute path; Dir the directory holding it (where its
+	// checks and chores run).
+	Path string
+	Dir  string
+	// Content is the file's text (at most MaxMarkerSize bytes).
+	Content string
+	// ReadErr is set when the marker exists but could not be read in full; a
+	// PRIVATE.txt still refuses, a PUBLIC.txt no longer approves (fail closed).
+	ReadErr error
+	// Checks and Chores are a PUBLIC.txt's `check:` and `chore:` commands, in file
+	// order; Notes are its other `key: value` lines.
+	Checks []string
+	Chores []string
+	Notes  []string
+}
+
+// Name is the marker's file name.
+func (m *Marker) Name() string {
+	if m.Private {
+		return PrivateMarkerName
+	}
+	return PublicMarkerName
+}
+
+// Markers are the publication markers that govern a project directory: those in the
+// directory itself and in every directory above it, nearest first.
+type Markers struct {
+	Dir     string
+	Private []*Marker
+	Public  []*Marker
+}
+
+// State summarises the markers: "private", "public", "both" or "none".
+func (m *Markers) State() string {
+	switch {
+	case len(m.Private) > 0 && len(m.Public) > 0:
+		return "both"
+	case len(m.Private) > 0:
+		return "private"
+	case len(m.Public) > 0:
+		return "public"
+	}
+	return "none"
+}
+
+// FindMarkers looks for PRIVATE.txt and PUBLIC.txt in dir (absolute) and every
+// directory above it to the file-system root, as for locks: a PRIVATE.txt at a
+// folder of many projects covers every project below it. Anything under a marker's
+// name that exists counts as that marker (a directory named PRIVATE.txt still makes
+// the project private); a name that cannot even be looked up (other than "does not
+// exist") counts as a PRIVATE.txt that could not be read, so that guard fails closed.
+func FindMarkers(dir string) *Markers {
+	dir = filepath.Clean(dir)
+	ms := &Markers{Dir: dir}
+	for d := dir; ; {
+		for _, private := range []bool{true, false} {
+			name := PublicMarkerName
+			if private {
+				name = PrivateMarkerName
+			}
+			if m := readMarker(filepath.Join(d, name), private); m != nil {
+				if m.Private {
+					ms.Private = append(ms.Private, m)
+				} else {
+					ms.Public = append(ms.Public, m)
+				}
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return ms
+}
+
+// readMarker reads the marker at path; nil when there is none.
+func readMarker(path string, private bool) *Marker {
+	m := &Marker{Private: private, Path: path, Dir: filepath.Dir(path)}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		if _, lerr := os.Lstat(path); lerr != nil {
+			return nil
+		}
+		// A dangling symbolic link under a marker's name: someone meant a marker.
+		m.ReadErr = fmt.Errorf("%s: %w", path, err)
+		return m
+	case err != nil:
+		// Cannot tell whether a marker is there: count it as an unreadable
+		// PRIVATE.txt (fail closed).
+		m.Private = true
+		m.ReadErr = fmt.Errorf("%s: %w", path, err)
+		return m
+	case !st.Mode().IsRegular():
+		m.ReadErr = &fs.PathError{Op: "read marker", Path: path, Err: errors.New("not a regular file")}
+		return m
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		m.ReadErr = err
+		return m
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxMarkerSize+1))
+	if err != nil {
+		m.ReadErr = &fs.PathError{Op: "read marker", Path: path, Err: err}
+		return m
+	}
+	if len(data) > MaxMarkerSize {
+		data = data[:MaxMarkerSize]
+		m.ReadErr = &fs.PathError{Op: "read marker", Path: path, Err: fmt.Errorf("larger than %d bytes", MaxMarkerSize)}
+	}
+	m.Content = string(data)
+	if !private {
+		m.Checks, m.Chores, m.Notes = ParsePublic(m.Content)
+	}
+	return m
+}
+
+// ParsePublic reads PUBLIC.txt's lines: `check: <command>` and `chore: <command>`
+// (keys trimmed and compared case-insensitively, the command trimmed; empty commands
+// ignored), and every other `key: value` line as a note. Blank lines, lines starting
+// with '#' and lines without ':' are skipped, as in lock files.
+func ParsePublic(content string) (checks, chores, notes []string) {
+	sc := bufio.NewScanner(strings.NewReader(content))
+	sc.Buffer(make([]byte, 0, 4096), MaxMarkerSize+1)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "check":
+			if value != "" {
+				checks = append(checks, value)
+			}
+		case "chore":
+			if value != "" {
+				chores = append(chores, value)
+			}
+		default:
+			notes = append(notes, line)
+		}
+	}
+	return checks, chores, notes
+}
