@@ -4,15 +4,68 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/cli"
 )
 
-// TODO(owner of this command): replace this stub.
+// addNamingFlags adds the flags that name a lock file in a directory.
+func addNamingFlags(cmd *cobra.Command, n *cli.LockNaming) {
+	f := cmd.Flags()
+	f.StringVar(&n.Scope, "scope", "", "the lock's scope (letters, digits, '_' and '-'; default: the whole directory)")
+	f.StringVar(&n.Team, "team", "", "a team lock of host `HOST` (LOCK.team[.scope].HOST.txt)")
+	f.BoolVar(&n.User, "user", false, "a user lock (removable only by a person)")
+	f.BoolVar(&n.Condition, "condition", false, "a condition lock (needs --release-condition)")
+	f.StringVar(&n.Until, "until", "", "an until lock that holds until `TIME` (YYYY-MM-DD[THH:MM[:SS]] or RFC 3339)")
+	cmd.MarkFlagsMutuallyExclusive("team", "user", "condition", "until")
+}
+
 func newLockCmd(env *guard.Env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "lock",
-		Short: "(not implemented yet)",
+	o := cli.LockOptions{Env: env}
+	var contested, noContest bool
+	cmd := &cobra.Command{
+		Use:   "lock [DIR]",
+		Short: "Claim a lock: create the lock file atomically, or renew your own",
+		Long: `Claim DIR (default: the current directory) or a scope of it.
+
+RESPECT first: if a live lock of another owner (or a team lock of another host)
+covers an overlapping scope in DIR or above, nothing is created (exit 1). The
+lock file is created atomically (written aside, synced, then linked into place):
+it never exists half-written, and of two racing creators exactly one wins. Your
+own live lock is renewed in place; an expired lock is taken over atomically with
+a larger fence; --force replaces a lock of the same name deliberately.
+
+Prints the lock's absolute path on stdout and, on stderr, LOCK_FENCE=<n> and
+LOCK_FENCE_FILE=<path> for a holder to export. Exit 3: a contested claim lost
+and removed its lock.`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "lock: not implemented yet")
+			if len(args) == 1 {
+				o.Dir = args[0]
+			}
+			switch {
+			case contested:
+				t := true
+				o.Contest = &t
+			case noContest:
+				f := false
+				o.Contest = &f
+			}
+			return cli.RunLock(o)
 		},
 	}
+	addNamingFlags(cmd, &o.LockNaming)
+	f := cmd.Flags()
+	f.StringVar(&o.Owner, "owner", "", "who holds the lock (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
+	f.StringVar(&o.Host, "host", "", "the holding machine (default: GUARD_HOST, .guard.toml host, the host name)")
+	f.StringVar(&o.Expires, "expires", "", "lifetime, <number><s|m|h|d> (default 24h)")
+	f.StringVar(&o.Mode, "mode", "hard", "hard (refuses) or soft (warns)")
+	f.StringVar(&o.Purpose, "purpose", "", "why the area is locked")
+	f.StringVar(&o.ReleaseCondition, "release-condition", "", "what must happen for the lock to go")
+	f.StringVar(&o.Operations, "operations", "", "comma list of the operations the lock blocks (default: all)")
+	f.BoolVar(&o.Force, "force", false, "replace a lock of the same name, whoever holds it")
+	f.BoolVar(&contested, "contested", false, "always run the contest procedure")
+	f.BoolVar(&noContest, "no-contest", false, "never run the contest procedure")
+	f.IntVar(&o.Quarantine, "quarantine", -1, "contest quarantine in seconds (default 300)")
+	f.BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
+	cmd.MarkFlagsMutuallyExclusive("contested", "no-contest")
+	return cmd
 }

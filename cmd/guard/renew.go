@@ -4,15 +4,30 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/cli"
 )
 
-// TODO(owner of this command): replace this stub.
 func newRenewCmd(env *guard.Env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "renew",
-		Short: "(not implemented yet)",
+	o := cli.RenewOptions{Env: env}
+	cmd := &cobra.Command{
+		Use:   "renew [DIR | LOCKFILE]",
+		Short: "Move created to now for your own live lock",
+		Long: `Renew your own live lock (LOCKFILE, or the lock the naming flags give in DIR):
+created moves to now, and with --expires the lifetime changes; the fence and
+everything else stay. An expired lock or someone else's is refused (1): claim an
+expired one again with guard lock.`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "renew: not implemented yet")
+			if len(args) == 1 {
+				o.Target = args[0]
+			}
+			return cli.RunRenew(o)
 		},
 	}
+	addNamingFlags(cmd, &o.LockNaming)
+	f := cmd.Flags()
+	f.StringVar(&o.Owner, "owner", "", "who you are (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
+	f.StringVar(&o.Expires, "expires", "", "new lifetime, <number><s|m|h|d>")
+	f.BoolVar(&o.JSON, "json", false, "print the renewed lock as JSON")
+	return cmd
 }

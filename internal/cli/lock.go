@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// LockNaming are the flags that name a lock file in a directory (lock, unlock, renew):
+// --scope, --team HOST, --user, --condition, --until TIME.
+type LockNaming struct {
+	Scope     string
+	Team      string
+	User      bool
+	Condition bool
+	Until     string
+}
+
+// kind returns the lock kind the flags ask for; combining kinds is a usage error.
+func (n LockNaming) kind() (lockcore.Kind, error) {
+	var kinds []string
+	k := lockcore.Exclusive
+	if n.Team != "" {
+		kinds, k = append(kinds, "--team"), lockcore.Team
+	}
+	if n.User {
+		kinds, k = append(kinds, "--user"), lockcore.User
+	}
+	if n.Condition {
+		kinds, k = append(kinds, "--condition"), lockcore.Condition
+	}
+	if n.Until != "" {
+		kinds, k = append(kinds, "--until"), lockcore.Until
+	}
+	if len(kinds) > 1 {
+		return "", guard.Exitf(guard.ExitUsage, "%s exclude each other", strings.Join(kinds, " and "))
+	}
+	return k, nil
+}
+
+// LockOptions are the inputs of `guard lock`.
+type LockOptions struct {
+	Env *guard.Env
+	// Dir is the DIR argument (relative to Env.Dir; empty: Env.Dir).
+	Dir string
+	LockNaming
+	Owner            string
+	Host             string
+	Expires          string
+	Mode             string
+	Purpose          string
+	ReleaseCondition string
+	Operations       string
+	Force            bool
+	// Contest is nil (decide), or true/false for --contested / --no-contest.
+	Contest *bool
+	// Quarantine is --quarantine (seconds); negative means the default.
+	Quarantine int
+	// Sleep waits out the quarantine (nil: time.Sleep).
+	Sleep func(time.Duration)
+	JSON  bool
+}
+
+// LockJSON is `guard lock --json`.
+type LockJSON struct {
+	Path     string        `json:"path"`
+	Action   string        `json:"action"`
+	Fence    int64         `json:"fence"`
+	Lock     lockcore.JSON `json:"lock"`
+	Previous *PreviousJSON `json:"previous"`
+	Contest  ContestJSON   `json:"contest"`
+	Warnings []string      `json:"warnings"`
+}
+
+// PreviousJSON is the lock a claim renewed, took over or replaced.
+type PreviousJSON struct {
+	Owner string `json:"owner"`
+	Fence *int64 `json:"fence"`
+}
+
+// ContestJSON says whether the contest procedure ran and how it ended.
+type ContestJSON struct {
+	Ran    bool   `json:"ran"`
+	Won    bool   `json:"won"`
+	Reason string `json:"reason"`
+}
+
+// RunLock claims a lock (CONTRACT.md `guard lock`). It prints the lock's absolute path
+// on stdout (or the LockJSON object), and on stderr the fence hints a holder exports
+// (LOCK_FENCE=<n>, LOCK_FENCE_FILE=<path>). Exit 0 created, renewed, taken over or
+// joined; 1 refused (another live lock covers the area, or the path is taken by
+// something that is not a lock); 2 bad input; 3 lost the contest and removed the own
+// lock (1 when that removal failed).
+func RunLock(o LockOptions) error {
+	env := o.Env
+	kind, err := o.kind()
+	if err != nil {
+		return err
+	}
+	if kind == lockcore.Condition && strings.TrimSpace(o.ReleaseCondition) == "" {
+		return guard.Exitf(guard.ExitUsage, "lock: --condition needs --release-condition")
+	}
+	if o.Team != "" && o.Host != "" && o.Host != o.Team {
+		return guard.Exitf(guard.ExitUsage, "lock: --host %q differs from --team %q (a team lock's host is its team host)", o.Host, o.Team)
+	}
+	dir := absUnder(env.Dir, orDot(o.Dir))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return guard.Exitf(guard.ExitUsage, "lock: %s is not a directory", dir)
+	}
+	cfg, err := guard.FindConfig(dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
+	spec := lockcore.Spec{
+		Dir: dir, Kind: kind, Scope: o.Scope, TeamHost: o.Team,
+		Owner: id.Owner, Host: id.Host, Expires: o.Expires, NotBefore: o.Until,
+		Mode: o.Mode, Purpose: o.Purpose, ReleaseCondition: o.ReleaseCondition,
+		Operations: lockcore.SplitOperations(o.Operations),
+	}
+	if err := spec.Validate(); err != nil {
+		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+	}
+	now := env.Clock.Now()
+	res, err := lockcore.Acquire(spec, lockcore.AcquireOptions{Now: now, Force: o.Force})
+	if err != nil {
+		return lockRefusal(err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "guard lock: warning: %s\n", w)
+	}
+	out := LockJSON{Path: res.Path, Action: string(res.Action), Fence: res.Fence, Lock: res.Lock.ToJSON(now), Warnings: res.Warnings}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	if p := res.Previous; p != nil {
+		out.Previous = &PreviousJSON{Owner: p.Owner}
+		if f, ok := p.Fence(); ok {
+			out.Previous.Fence = &f
+		}
+	}
+
+	// Stage 2 runs after a fresh claim only: a renewal or a joined team lock claims
+	// nothing new.
+	if res.Action == lockcore.Created || res.Action == lockcore.TookOver || res.Action == lockcore.Replaced {
+		run, why := lockcore.ShouldContest(res.Path, o.Contest, lockcore.LooksLikeAutomation(env.Env, env.StdinTTY))
+		out.Contest = ContestJSON{Ran: run, Won: !run, Reason: why}
+		if run {
+			q := lockcore.DefaultQuarantine
+			if o.Quarantine >= 0 {
+				q = time.Duration(o.Quarantine) * time.Second
+			}
+			sleep := o.Sleep
+			if sleep == nil {
+				sleep = time.Sleep
+			}
+			fmt.Fprintf(env.Stderr, "guard lock: contested claim: waiting %s for rival claims to sync in\n", q)
+			cres, err := lockcore.Contest(res.Path, res.Fence, lockcore.ContestOptions{Quarantine: q, Sleep: sleep, Now: env.Clock.Now, Loc: now.Location()})
+			var lost *lockcore.LostContestError
+			if errors.As(err, &lost) {
+				if lost.Removed {
+					return guard.Exitf(guard.ExitLost, "lock: %w", err)
+				}
+				return guard.Exitf(guard.ExitRefused, "lock: %w", err)
+			}
+			if err != nil {
+				return guard.Exitf(guard.ExitUsage, "lock: contest: %w", err)
+			}
+			out.Contest.Won, out.Contest.Reason = true, cres.Reason
+		}
+	}
+
+	if o.JSON {
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(env.Stdout, res.Path)
+	}
+	switch res.Action {
+	case lockcore.Renewed:
+		fmt.Fprintf(env.Stderr, "guard lock: renewed own lock %s\n", res.Path)
+	case lockcore.TookOver:
+		fmt.Fprintf(env.Stderr, "guard lock: took over expired lock of %s\n", res.Previous.Owner)
+	case lockcore.Replaced:
+		fmt.Fprintf(env.Stderr, "guard lock: replaced %s (--force)\n", res.Path)
+	case lockcore.Joined:
+		fmt.Fprintf(env.Stderr, "guard lock: team lock of this host already held by %s; joined it (check in with guard team checkin)\n", res.Lock.Owner)
+	}
+	if res.Fence > 0 {
+		fmt.Fprintf(env.Stderr, "LOCK_FENCE=%d\nLOCK_FENCE_FILE=%s\n", res.Fence, res.Path)
+	}
+	return nil
+}
+
+// lockRefusal maps a lockcore error to guard's exit codes.
+func lockRefusal(err error) error {
+	var ce *lockcore.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  wait until it expires or is released, ask its owner, or replace it deliberately with guard lock --force / guard unlock --force", err)
+	case errors.Is(err, lockcore.ErrInvalid):
+		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+	case errors.Is(err, lockcore.ErrNotRegular):
+		return guard.Exitf(guard.ExitRefused, "lock refused: %w", err)
+	}
+	return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+}
+
+func orDot(p string) string {
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// resolveTarget finds the lock file that unlock and renew act on: a LOCKFILE argument,
+// or the lock the naming flags give in DIR (default: the current directory).
+func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error) {
+	p := absUnder(env.Dir, orDot(arg))
+	if st, err := os.Lstat(p); err == nil && !st.IsDir() {
+		if !lockcore.IsLockName(filepath.Base(p)) {
+			return "", guard.Exitf(guard.ExitUsage, "%s: %s is not a lock file", cmd, p)
+		}
+		return p, nil
+	}
+	kind, err := n.kind()
+	if err != nil {
+		return "", err
+	}
+	spec := lockcore.Spec{Dir: p, Kind: kind, Scope: n.Scope, TeamHost: n.Team, Owner: "x", NotBefore: n.Until, ReleaseCondition: "x"}
+	if kind == lockcore.Until {
+		spec.NotBefore = "2000-01-01"
+	}
+	if err := spec.Validate(); err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+	}
+	return spec.Path(), nil
+}

@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// RenewOptions are the inputs of `guard renew`.
+type RenewOptions struct {
+	Env *guard.Env
+	// Target is the DIR or LOCKFILE argument (empty: the current directory).
+	Target string
+	LockNaming
+	Owner string
+	// Expires, when set, also replaces expires_after.
+	Expires string
+	JSON    bool
+}
+
+// RunRenew moves created to now for the caller's own live lock (CONTRACT.md `guard
+// renew`) and prints its path. Exit 1 when the lock is missing, expired or someone
+// else's; 2 on bad input.
+func RunRenew(o RenewOptions) error {
+	env := o.Env
+	path, err := resolveTarget(env, "renew", o.Target, o.LockNaming)
+	if err != nil {
+		return err
+	}
+	if o.Expires != "" {
+		if _, ok, overflow := lockcore.ParseDuration(o.Expires); !ok || overflow {
+			return guard.Exitf(guard.ExitUsage, "renew: --expires %q is not <number><s|m|h|d>", o.Expires)
+		}
+	}
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	id := guard.ResolveIdentity(env, o.Owner, "", cfg)
+	now := env.Clock.Now()
+	l, err := lockcore.Renew(path, id.Owner, o.Expires, now, now.Location())
+	switch {
+	case errors.Is(err, lockcore.ErrNoLock):
+		return guard.Exitf(guard.ExitRefused, "renew: no lock at %s", path)
+	case errors.Is(err, lockcore.ErrNotOwner), errors.Is(err, lockcore.ErrExpired):
+		return guard.Exitf(guard.ExitRefused, "renew refused: %w", err)
+	case err != nil:
+		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
+	}
+	if o.JSON {
+		return writeJSON(env.Stdout, l.ToJSON(now))
+	}
+	fmt.Fprintln(env.Stdout, path)
+	return nil
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// UnlockOptions are the inputs of `guard unlock`.
+type UnlockOptions struct {
+	Env *guard.Env
+	// Target is the DIR or LOCKFILE argument (empty: the current directory).
+	Target string
+	LockNaming
+	Owner string
+	// Token is compared with the lock's token field when it has one.
+	Token string
+	Force bool
+	JSON  bool
+}
+
+// UnlockJSON is `guard unlock --json`.
+type UnlockJSON struct {
+	Path    string        `json:"path"`
+	Removed bool          `json:"removed"`
+	Lock    lockcore.JSON `json:"lock"`
+}
+
+// RunUnlock removes a lock (CONTRACT.md `guard unlock`): the caller's own lock (0);
+// someone else's only with --force; a user lock only with --force from a terminal.
+// It prints the removed lock's path on stdout. Exit 1 when refused or when there is
+// no such lock, 2 on bad input.
+func RunUnlock(o UnlockOptions) error {
+	env := o.Env
+	path, err := resolveTarget(env, "unlock", o.Target, o.LockNaming)
+	if err != nil {
+		return err
+	}
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	id := guard.ResolveIdentity(env, o.Owner, "", cfg)
+	now := env.Clock.Now()
+	l, err := lockcore.Release(path, lockcore.ReleaseOptions{
+		Owner: id.Owner, Token: o.Token, Force: o.Force, Interactive: env.StdinTTY, Now: now,
+	})
+	switch {
+	case errors.Is(err, lockcore.ErrNoLock):
+		return guard.Exitf(guard.ExitRefused, "unlock: no lock at %s", path)
+	case errors.Is(err, lockcore.ErrUserLock):
+		return guard.Exitf(guard.ExitRefused, "unlock refused: %s is a user lock; only a person removes it (guard unlock --force from a terminal)", path)
+	case errors.Is(err, lockcore.ErrNotOwner), errors.Is(err, lockcore.ErrNotRegular):
+		return guard.Exitf(guard.ExitRefused, "unlock refused: %w", err)
+	case err != nil:
+		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
+	}
+	if o.JSON {
+		out := UnlockJSON{Path: path, Removed: true}
+		if l != nil {
+			out.Lock = l.ToJSON(now)
+		}
+		return writeJSON(env.Stdout, out)
+	}
+	fmt.Fprintln(env.Stdout, path)
+	return nil
+}
