@@ -3,16 +3,33 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/agent"
 	"github.com/guardlocks/guard/guard"
 )
 
-// TODO(owner of this command): replace this stub.
 func newAgentUninstallCmd(env *guard.Env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "agent-uninstall",
-		Short: "(not implemented yet)",
+	o := agent.InstallOptions{Env: env}
+	var project bool
+	cmd := &cobra.Command{
+		Use:   "agent-uninstall claude|gemini [--project | --user]",
+		Short: "Remove guard's pre-tool hook (and only it) from a coding agent's settings",
+		Long: `The settings file is the project's (.claude/settings.json or .gemini/settings.json at
+the repository root, or in the current directory outside a repository; the default) or
+the user's (--user: ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json;
+~/.gemini/settings.json). Only guard's own entry (a command running
+"<guard> agent-hook <agent>") is added or removed; every other key keeps its value and
+place. Before a change the previous file is kept as settings.json.guard-backup.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "agent-uninstall: not implemented yet")
+			if project && o.User {
+				return guard.Exitf(guard.ExitUsage, "--project and --user exclude each other")
+			}
+			o.Agent = args[0]
+			return agent.RunUninstall(o)
 		},
 	}
+	cmd.Flags().BoolVar(&project, "project", false, "edit the project's settings (default)")
+	cmd.Flags().BoolVar(&o.User, "user", false, "edit the user's settings")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
+	return cmd
 }

@@ -1,0 +1,446 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// InstallOptions are the inputs of `guard agent-install` and `guard agent-uninstall`.
+type InstallOptions struct {
+	Env *guard.Env
+	// Agent is claude or gemini.
+	Agent string
+	// User edits the user's settings (~/.claude/settings.json); otherwise the
+	// project's, at the repository root (or the current directory outside one).
+	User bool
+	JSON bool
+}
+
+// InstallResult is what agent-install and agent-uninstall report (--json).
+type InstallResult struct {
+	Agent    string `json:"agent"`
+	Settings string `json:"settings"`
+	// Action is installed, updated (an older guard command replaced), unchanged,
+	// removed, or absent (nothing of guard's to remove).
+	Action  string  `json:"action"`
+	Command string  `json:"command"`
+	Backup  *string `json:"backup"`
+}
+
+// BackupSuffix is appended to a settings file's name for the copy kept before guard
+// changes it.
+const BackupSuffix = ".guard-backup"
+
+// hookSpec is where and how an agent runs a pre-tool hook.
+type hookSpec struct {
+	dir     string // the settings folder name (.claude, .gemini)
+	envDir  string // an environment variable that moves the user's folder
+	event   string
+	matcher string
+}
+
+var hookSpecs = map[string]hookSpec{
+	// Claude Code: "*" matches every tool, so LOCK.permissions.json rules reach MCP
+	// and other tools too.
+	Claude: {dir: ".claude", envDir: "CLAUDE_CONFIG_DIR", event: "PreToolUse", matcher: "*"},
+	// Gemini CLI: the matcher is a regular expression over tool names.
+	Gemini: {dir: ".gemini", event: "BeforeTool", matcher: ".*"},
+}
+
+// HookCommand is the command line an agent's settings run: the guard binary's
+// absolute path (quoted for the shell when needed) and `agent-hook <agent>`.
+func HookCommand(exe, agent string) string {
+	return shellQuote(exe) + " agent-hook " + agent
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isGuardHook recognises guard's own entry: a command that runs `agent-hook <agent>`
+// with a program called guard (whatever its path, so that a moved binary is updated in
+// place rather than added twice).
+func isGuardHook(cmd, agent string) bool {
+	f := strings.Fields(cmd)
+	if len(f) < 3 || f[len(f)-2] != "agent-hook" || f[len(f)-1] != agent {
+		return false
+	}
+	prog := strings.Trim(strings.Join(f[:len(f)-2], " "), `'"`)
+	base := filepath.Base(prog)
+	return base == "guard" || strings.HasPrefix(base, "guard.") || strings.HasPrefix(base, "guard-")
+}
+
+// SettingsPath returns the settings file agent-install edits.
+func SettingsPath(env *guard.Env, agent string, user bool) (string, error) {
+	spec, ok := hookSpecs[agent]
+	if !ok {
+		return "", guard.Exitf(guard.ExitUsage, "unknown agent %q (supported: %s)", agent, strings.Join(Agents, ", "))
+	}
+	if user {
+		if spec.envDir != "" && env.Env(spec.envDir) != "" {
+			return filepath.Join(env.Env(spec.envDir), "settings.json"), nil
+		}
+		home := env.Env("HOME")
+		if home == "" {
+			return "", guard.Exitf(guard.ExitUsage, "HOME is not set: cannot find the user's %s folder", spec.dir)
+		}
+		return filepath.Join(home, spec.dir, "settings.json"), nil
+	}
+	return filepath.Join(projectRoot(env.Dir), spec.dir, "settings.json"), nil
+}
+
+// projectRoot is the repository root holding dir, or dir itself outside one.
+func projectRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// RunInstall adds guard's hook to the agent's settings.
+func RunInstall(opts InstallOptions) error {
+	return runSettings(opts, true)
+}
+
+// RunUninstall removes guard's hook (and only it) from the agent's settings.
+func RunUninstall(opts InstallOptions) error {
+	return runSettings(opts, false)
+}
+
+func runSettings(opts InstallOptions, add bool) error {
+	env := opts.Env
+	path, err := SettingsPath(env, opts.Agent, opts.User)
+	if err != nil {
+		return err
+	}
+	if env.Executable == "" && add {
+		return guard.Exitf(guard.ExitUsage, "cannot tell where the guard binary is")
+	}
+	// A settings file that is a symbolic link (dotfiles) is edited where it points.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	res := InstallResult{Agent: opts.Agent, Settings: path, Command: HookCommand(env.Executable, opts.Agent)}
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	root := newObject()
+	if exists && len(bytes.TrimSpace(old)) > 0 {
+		if root, err = parseObject(bytes.TrimPrefix(old, []byte("\xef\xbb\xbf"))); err != nil {
+			return guard.Exitf(guard.ExitUsage, "%s: not a JSON object guard can edit (%v); nothing was changed", path, err)
+		}
+	}
+	var changed bool
+	if add {
+		res.Action, err = addHook(root, opts.Agent, res.Command)
+	} else {
+		res.Action, err = removeHook(root, opts.Agent)
+	}
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%s: %v; nothing was changed", path, err)
+	}
+	changed = res.Action == "installed" || res.Action == "updated" || res.Action == "removed"
+	if changed {
+		data, err := root.render()
+		if err != nil {
+			return guard.Exitf(guard.ExitUsage, "%s: %w", path, err)
+		}
+		data = reindent(data, detectIndent(old))
+		if exists {
+			backup := path + BackupSuffix
+			if err := writeFileAtomic(backup, old, fileMode(path)); err != nil {
+				return guard.Exitf(guard.ExitUsage, "cannot keep a backup: %w; nothing was changed", err)
+			}
+			res.Backup = &backup
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return guard.Exitf(guard.ExitUsage, "%w", err)
+		}
+		if err := writeFileAtomic(path, data, fileMode(path)); err != nil {
+			return guard.Exitf(guard.ExitUsage, "%w", err)
+		}
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(res)
+	}
+	switch res.Action {
+	case "installed", "updated":
+		fmt.Fprintf(env.Stdout, "%s %s\n", res.Action, path)
+		fmt.Fprintf(env.Stderr, "guard: %s hook runs %s before every tool call\n", hookSpecs[opts.Agent].event, res.Command)
+	case "removed":
+		fmt.Fprintf(env.Stdout, "removed %s\n", path)
+	case "unchanged":
+		fmt.Fprintf(env.Stdout, "unchanged %s\n", path)
+		fmt.Fprintf(env.Stderr, "guard: the hook is already installed\n")
+	case "absent":
+		fmt.Fprintf(env.Stdout, "absent %s\n", path)
+		fmt.Fprintf(env.Stderr, "guard: no guard hook to remove\n")
+	}
+	if res.Backup != nil {
+		fmt.Fprintf(env.Stderr, "guard: the previous settings are kept in %s\n", *res.Backup)
+	}
+	return nil
+}
+
+// hookGroup is one entry of an event's list in the settings: a matcher and its hooks.
+// Groups are edited as ordered objects so that keys guard does not know survive.
+
+// addHook makes sure the agent's event list has exactly one guard entry running
+// command. It returns installed, updated or unchanged.
+func addHook(root *object, agent, command string) (string, error) {
+	spec := hookSpecs[agent]
+	hooks, err := root.childObject("hooks")
+	if err != nil {
+		return "", err
+	}
+	groups, err := hooks.childArray(spec.event)
+	if err != nil {
+		return "", fmt.Errorf("hooks.%s: %w", spec.event, err)
+	}
+	found, action := false, "unchanged"
+	for gi, graw := range groups {
+		g, err := parseObject(graw)
+		if err != nil {
+			continue // not ours to judge; kept as it is
+		}
+		list, err := g.childArray("hooks")
+		if err != nil {
+			continue
+		}
+		var kept []json.RawMessage
+		groupChanged := false
+		for _, hraw := range list {
+			h, err := parseObject(hraw)
+			cmd := ""
+			if err == nil {
+				if c, ok := h.get("command"); ok {
+					_ = json.Unmarshal(c, &cmd)
+				}
+			}
+			if err != nil || !isGuardHook(cmd, agent) {
+				kept = append(kept, hraw)
+				continue
+			}
+			if found {
+				groupChanged, action = true, "updated" // a duplicate: dropped
+				continue
+			}
+			found = true
+			if cmd != command {
+				if err := h.setValue("command", command); err != nil {
+					return "", err
+				}
+				hraw, err = h.MarshalJSON()
+				if err != nil {
+					return "", err
+				}
+				groupChanged, action = true, "updated"
+			}
+			kept = append(kept, hraw)
+		}
+		if groupChanged {
+			if err := g.setValue("hooks", nonNil(kept)); err != nil {
+				return "", err
+			}
+			if groups[gi], err = g.MarshalJSON(); err != nil {
+				return "", err
+			}
+		}
+	}
+	if !found {
+		entry := newObject()
+		if err := entry.setValue("type", "command"); err != nil {
+			return "", err
+		}
+		if err := entry.setValue("command", command); err != nil {
+			return "", err
+		}
+		if agent == Gemini {
+			_ = entry.setValue("name", "guard")
+			_ = entry.setValue("description", "LOCK-SYSTEM locks and LOCK.permissions.json (guard agent-hook)")
+		}
+		g := newObject()
+		_ = g.setValue("matcher", spec.matcher)
+		_ = g.setValue("hooks", []*object{entry})
+		raw, err := g.MarshalJSON()
+		if err != nil {
+			return "", err
+		}
+		groups = append(groups, raw)
+		action = "installed"
+	}
+	if action == "unchanged" {
+		return action, nil
+	}
+	if err := hooks.setValue(spec.event, groups); err != nil {
+		return "", err
+	}
+	if err := root.setValue("hooks", hooks); err != nil {
+		return "", err
+	}
+	return action, nil
+}
+
+func nonNil(list []json.RawMessage) []json.RawMessage {
+	if list == nil {
+		return []json.RawMessage{}
+	}
+	return list
+}
+
+// removeHook deletes guard's entries; a group, event list or hooks object left empty
+// by that goes too. It returns removed or absent.
+func removeHook(root *object, agent string) (string, error) {
+	spec := hookSpecs[agent]
+	if _, ok := root.get("hooks"); !ok {
+		return "absent", nil
+	}
+	hooks, err := root.childObject("hooks")
+	if err != nil {
+		return "", err
+	}
+	groups, err := hooks.childArray(spec.event)
+	if err != nil {
+		return "", fmt.Errorf("hooks.%s: %w", spec.event, err)
+	}
+	removed := false
+	var keptGroups []json.RawMessage
+	for _, graw := range groups {
+		g, err := parseObject(graw)
+		if err != nil {
+			keptGroups = append(keptGroups, graw)
+			continue
+		}
+		list, err := g.childArray("hooks")
+		if err != nil {
+			keptGroups = append(keptGroups, graw)
+			continue
+		}
+		var kept []json.RawMessage
+		for _, hraw := range list {
+			var h struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(hraw, &h) == nil && isGuardHook(h.Command, agent) {
+				removed = true
+				continue
+			}
+			kept = append(kept, hraw)
+		}
+		if len(kept) == len(list) {
+			keptGroups = append(keptGroups, graw)
+			continue
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		if err := g.setValue("hooks", kept); err != nil {
+			return "", err
+		}
+		raw, err := g.MarshalJSON()
+		if err != nil {
+			return "", err
+		}
+		keptGroups = append(keptGroups, raw)
+	}
+	if !removed {
+		return "absent", nil
+	}
+	if len(keptGroups) == 0 {
+		hooks.del(spec.event)
+	} else if err := hooks.setValue(spec.event, keptGroups); err != nil {
+		return "", err
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	} else if err := root.setValue("hooks", hooks); err != nil {
+		return "", err
+	}
+	return "removed", nil
+}
+
+// detectIndent returns the indentation of the first indented line of a JSON text
+// (two spaces when there is none), so that an edited file keeps its style.
+func detectIndent(data []byte) string {
+	for _, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimLeft(line, " \t")
+		if trimmed != "" && len(trimmed) < len(line) {
+			return line[:len(line)-len(trimmed)]
+		}
+	}
+	return "  "
+}
+
+func reindent(data []byte, indent string) []byte {
+	if indent == "  " {
+		return data
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, bytes.TrimSpace(data), "", indent); err != nil {
+		return data
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+func fileMode(path string) fs.FileMode {
+	if st, err := os.Stat(path); err == nil {
+		return st.Mode().Perm()
+	}
+	return 0o644
+}
+
+// writeFileAtomic replaces path with data through a temporary file in the same
+// folder, so that an agent reading its settings never sees half a file.
+func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name)
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(name, path)
+}

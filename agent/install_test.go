@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+func installEnv(t *testing.T, dir, home string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	return &guard.Env{
+		Stdout: &out, Stderr: &errb, Dir: dir, Executable: "/opt/guard/bin/guard",
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		},
+	}, &out, &errb
+}
+
+const existingClaudeSettings = `{
+    "model": "opus",
+    "permissions": {
+        "allow": ["Bash(npm test:*)"],
+        "deny": []
+    },
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {"type": "command", "command": "~/bin/audit.sh", "timeout": 5}
+                ]
+            }
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
+    },
+    "zzz_unknown": {"keep": [1, 2, 3]}
+}
+`
+
+func TestAgentInstallMergesIntoExistingClaudeSettings(t *testing.T) {
+	repo := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o755))
+	sub := filepath.Join(repo, "src", "pkg")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	settings := filepath.Join(repo, ".claude", "settings.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+	require.NoError(t, os.WriteFile(settings, []byte(existingClaudeSettings), 0o600))
+
+	env, out, _ := installEnv(t, sub, t.TempDir())
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+	assert.Equal(t, "installed "+settings+"\n", out.String())
+
+	data, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Equal(t, `{
+    "model": "opus",
+    "permissions": {
+        "allow": [
+            "Bash(npm test:*)"
+        ],
+        "deny": []
+    },
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "~/bin/audit.sh",
+                        "timeout": 5
+                    }
+                ]
+            },
+            {
+                "matcher": "*",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "/opt/guard/bin/guard agent-hook claude"
+                    }
+                ]
+            }
+        ],
+        "Stop": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "say done"
+                    }
+                ]
+            }
+        ]
+    },
+    "zzz_unknown": {
+        "keep": [
+            1,
+            2,
+            3
+        ]
+    }
+}
+`, string(data))
+	backup, err := os.ReadFile(settings + BackupSuffix)
+	require.NoError(t, err)
+	assert.Equal(t, existingClaudeSettings, string(backup))
+	st, err := os.Stat(settings)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the file keeps its permissions")
+
+	t.Run("a second install changes nothing", func(t *testing.T) {
+		env, out, _ := installEnv(t, sub, t.TempDir())
+		require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+		assert.Equal(t, "unchanged "+settings+"\n", out.String())
+		again, err := os.ReadFile(settings)
+		require.NoError(t, err)
+		assert.Equal(t, string(data), string(again))
+	})
+
+	t.Run("a moved guard binary is updated in place, not added twice", func(t *testing.T) {
+		env, _, _ := installEnv(t, sub, t.TempDir())
+		env.Executable = "/home/me/go/bin/guard"
+		var res InstallResult
+		require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, JSON: true}))
+		require.NoError(t, json.Unmarshal(env.Stdout.(*bytes.Buffer).Bytes(), &res))
+		assert.Equal(t, "updated", res.Action)
+		now, err := os.ReadFile(settings)
+		require.NoError(t, err)
+		assert.Equal(t, 1, strings.Count(string(now), "agent-hook claude"))
+		assert.Contains(t, string(now), `"command": "/home/me/go/bin/guard agent-hook claude"`)
+	})
+
+	t.Run("uninstall removes only guard's entry", func(t *testing.T) {
+		env, out, _ := installEnv(t, sub, t.TempDir())
+		require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Claude}))
+		assert.Equal(t, "removed "+settings+"\n", out.String())
+		now, err := os.ReadFile(settings)
+		require.NoError(t, err)
+		var got, want any
+		require.NoError(t, json.Unmarshal(now, &got))
+		require.NoError(t, json.Unmarshal([]byte(existingClaudeSettings), &want))
+		assert.Equal(t, want, got)
+
+		env, out, _ = installEnv(t, sub, t.TempDir())
+		require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Claude}))
+		assert.Equal(t, "absent "+settings+"\n", out.String())
+	})
+}
+
+func TestAgentInstallCreatesUserSettingsAndUninstallLeavesNoTrace(t *testing.T) {
+	home := t.TempDir()
+	env, out, _ := installEnv(t, t.TempDir(), home)
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Gemini, User: true}))
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	assert.Equal(t, "installed "+settings+"\n", out.String())
+	data, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Equal(t, `{
+  "hooks": {
+    "BeforeTool": [
+      {
+        "matcher": ".*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/guard/bin/guard agent-hook gemini",
+            "name": "guard",
+            "description": "LOCK-SYSTEM locks and LOCK.permissions.json (guard agent-hook)"
+          }
+        ]
+      }
+    ]
+  }
+}
+`, string(data))
+	assert.NoFileExists(t, settings+BackupSuffix, "nothing to back up for a new file")
+
+	env, _, _ = installEnv(t, t.TempDir(), home)
+	require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Gemini, User: true}))
+	data, err = os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Equal(t, "{}\n", string(data))
+}
+
+func TestAgentInstallRefusesWhatItCannotEdit(t *testing.T) {
+	cases := []struct {
+		name, content, message string
+	}{
+		{"a file that is not JSON", "{ \"a\": ", "not a JSON object guard can edit"},
+		{"a top-level array", "[]", "not a JSON object guard can edit"},
+		{"hooks that are not an object", `{"hooks": []}`, `"hooks" is not a JSON object`},
+		{"an event that is not a list", `{"hooks": {"PreToolUse": {}}}`, `hooks.PreToolUse: "PreToolUse" is not a JSON array`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			settings := filepath.Join(dir, ".claude", "settings.json")
+			require.NoError(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+			require.NoError(t, os.WriteFile(settings, []byte(tc.content), 0o644))
+			env, out, _ := installEnv(t, dir, t.TempDir())
+			err := RunInstall(InstallOptions{Env: env, Agent: Claude})
+			assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+			assert.ErrorContains(t, err, tc.message)
+			assert.ErrorContains(t, err, "nothing was changed")
+			assert.Empty(t, out.String())
+			data, _ := os.ReadFile(settings)
+			assert.Equal(t, tc.content, string(data))
+			assert.NoFileExists(t, settings+BackupSuffix)
+		})
+	}
+}
+
+func TestHookCommandQuotesPathsForTheShell(t *testing.T) {
+	assert.Equal(t, "/usr/local/bin/guard agent-hook claude", HookCommand("/usr/local/bin/guard", Claude))
+	assert.Equal(t, `'/Users/Me Too/bin/guard' agent-hook gemini`, HookCommand("/Users/Me Too/bin/guard", Gemini))
+	assert.True(t, isGuardHook(`'/Users/Me Too/bin/guard' agent-hook gemini`, Gemini))
+	assert.False(t, isGuardHook(`/usr/bin/other agent-hook claude`, Claude))
+	assert.False(t, isGuardHook(`/usr/bin/guard agent-hook gemini`, Claude))
+}
