@@ -222,20 +222,17 @@ func (d *decider) shell() {
 	d.written = append(append(d.written, edits...), deep...)
 	for _, op := range opOrder {
 		var paths []string
-		var pub []Effect
 		for _, e := range byOp[op] {
-			if e.Publication {
-				if e.DryRun {
-					continue
-				}
-				pub = append(pub, e)
+			switch {
+			case e.Publication && e.DryRun:
+				// A rehearsal publishes nothing.
+			case e.Publication:
+				d.publication(e)
+			default:
+				paths = appendNew(paths, e.Path)
 			}
-			paths = appendNew(paths, e.Path)
 		}
 		d.locks([]string{op}, paths, false, op)
-		for _, e := range pub {
-			d.publication(e)
-		}
 	}
 }
 
@@ -281,8 +278,23 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// publication applies the PRIVATE.txt / PUBLIC.txt markers to a publishing command.
+// publication applies the publication decision (PRIVATE.txt, PUBLIC.txt and the locks
+// that block the operation in, above or inside the project) to a publishing command.
+// PUBLIC.txt checks are not run here: a hook must be quick and harmless; `guard
+// publish` runs them.
 func (d *decider) publication(e Effect) {
-	// TODO: guard's publication decision (guard/publication.go).
-	_ = e
+	dec, err := guard.CheckPublication(d.policy, e.Path, e.Op, nil)
+	if err != nil {
+		d.deny(fmt.Sprintf("guard: cannot judge %s of %s: %v (fail closed)", e.Op, e.Path, err))
+		return
+	}
+	d.warnings = append(d.warnings, dec.Warnings...)
+	if dec.Allowed {
+		return
+	}
+	var b bytes.Buffer
+	refusal := *dec
+	refusal.Warnings = nil // shown separately, on stderr
+	refusal.Explain(&b)
+	d.deny(fmt.Sprintf("guard: %s is a publication (%s):\n%s", quoteCmd(e.Command), e.Op, strings.TrimRight(b.String(), "\n")))
 }

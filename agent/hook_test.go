@@ -31,6 +31,9 @@ var fixtureNow = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 //	repo/pushonly/LOCK.txt            blocks push only
 //	repo/expired/LOCK.txt             expired an hour ago
 //	repo/guarded/LOCK.permissions.json
+//	repo/broken/LOCK.permissions.json  not JSON
+//	repo/private/PRIVATE.txt
+//	repo/public/PUBLIC.txt
 //	repo/free/
 func fixtureTree(t testing.TB) string {
 	t.Helper()
@@ -63,6 +66,8 @@ func fixtureTree(t testing.TB) string {
 }
 `)
 	write("repo/broken/LOCK.permissions.json", "{ not json")
+	write("repo/private/PRIVATE.txt", "Not before the security review.\n")
+	write("repo/public/PUBLIC.txt", "approved: 2026-11-01 by the maintainers\n")
 	return root
 }
 
