@@ -82,7 +82,7 @@ func TestCreatedFallsBackToTheMtime(t *testing.T) {
 	mtime := time.Date(2026, 6, 14, 8, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name, body, source string
-		want                time.Time
+		want               time.Time
 	}{
 		{"a missing created uses the mtime", "owner: a", "mtime", mtime},
 		{"the template placeholder uses the mtime", "created: YYYY-MM-DDTHH:MM", "mtime", mtime},
@@ -124,7 +124,7 @@ func TestContentMakesAUserLock(t *testing.T) {
 	old := "created: " + stamp(now.Add(-99*24*time.Hour)) + "\n"
 	cases := []struct {
 		name, file, body string
-		user              bool
+		user             bool
 	}{
 		{"a first line LOCK.user... makes a user lock", "LOCK.assets.txt", "LOCK.user.claude-code@ASUS-GEI\nGrund: x\nGesetzt: 2026-09-20\n", true},
 		{"a bare LOCK.user line makes a user lock", "LOCK.txt", "LOCK.user.claude-code\n", true},
