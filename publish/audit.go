@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -33,12 +32,6 @@ const (
 	VerdictOK = "ok"
 	// VerdictNotCloned: no local clone under the roots, so no markers to compare.
 	VerdictNotCloned = "not-cloned"
-)
-
-// Marker file names (CONTRACT.md section 5).
-const (
-	markerPrivate = "PRIVATE.txt"
-	markerPublic  = "PUBLIC.txt"
 )
 
 // AuditOptions are the inputs of `guard audit github`.
@@ -250,9 +243,9 @@ func Verdict(visibility string, markers []string) string {
 	var private, public bool
 	for _, m := range markers {
 		switch m {
-		case markerPrivate:
+		case guard.PrivateMarkerName:
 			private = true
-		case markerPublic:
+		case guard.PublicMarkerName:
 			public = true
 		}
 	}
@@ -271,22 +264,16 @@ func Verdict(visibility string, markers []string) string {
 }
 
 // MarkersAt returns the markers that govern the working tree at dir, in the order
-// PRIVATE.txt, PUBLIC.txt: as for publications, a marker in dir or any directory
+// PRIVATE.txt, PUBLIC.txt: guard's marker lookup, so a marker in dir or any directory
 // above it counts (CONTRACT.md section 5).
 func MarkersAt(dir string) []string {
+	ms := guard.FindMarkers(dir)
 	out := []string{}
-	for _, name := range []string{markerPrivate, markerPublic} {
-		for d := filepath.Clean(dir); ; {
-			if st, err := os.Stat(filepath.Join(d, name)); err == nil && st.Mode().IsRegular() {
-				out = append(out, name)
-				break
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
-		}
+	if len(ms.Private) > 0 {
+		out = append(out, guard.PrivateMarkerName)
+	}
+	if len(ms.Public) > 0 {
+		out = append(out, guard.PublicMarkerName)
 	}
 	return out
 }

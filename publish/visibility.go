@@ -1,0 +1,255 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// DefaultVisibilityTimeout bounds what the pre-push visibility check adds to a push.
+const DefaultVisibilityTimeout = 2 * time.Second
+
+// VisibilityCacheTTL is how long a learnt visibility is trusted.
+const VisibilityCacheTTL = time.Hour
+
+// VisibilityOptions are the inputs of the pre-push visibility check.
+type VisibilityOptions struct {
+	Env *guard.Env
+	// Dir is the top of the working tree being pushed from.
+	Dir string
+	// GitCommonDir is the repository's common git directory, where the answers are
+	// cached (guard/visibility.json). Empty: found from Dir/.git.
+	GitCommonDir string
+	// RemoteURL is the URL the push goes to (pre-push's second argument).
+	RemoteURL string
+	// Timeout bounds the whole check (0: DefaultVisibilityTimeout).
+	Timeout time.Duration
+	// HTTPClient is the client go-github uses (nil: a default one).
+	HTTPClient *http.Client
+}
+
+// PushVisibility is the pre-push check of PRIVATE.txt against the remote's
+// visibility. When PRIVATE.txt governs Dir and RemoteURL names a GitHub repository
+// (github.com, or the Enterprise host of GITHUB_API_URL / .guard.toml) that is public,
+// it refuses: an *guard.ExitError with code 1 and the explanation. When the
+// visibility cannot be learnt in time (offline, rate-limited, a token GitHub
+// rejects), it returns a warning for stderr, or refuses when .guard.toml says
+// [github] strict = true. Anything else passes silently. A 404 counts as "not
+// public": GitHub shows every public repository to anyone, token or not.
+func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string, err error) {
+	env := opts.Env
+	markers := guard.FindMarkers(opts.Dir)
+	if len(markers.Private) == 0 {
+		return "", nil
+	}
+	key, ok := ParseRemoteURL(opts.RemoteURL)
+	if !ok {
+		return "", nil
+	}
+	cfg, err := guard.FindConfig(opts.Dir)
+	if err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "pre-push visibility check: %w", err)
+	}
+	apiURL := GitHubAPIURL(env, "", cfg)
+	switch {
+	case key.Host() == WebHost(apiURL):
+	case key.Host() == "github.com":
+		apiURL = DefaultGitHubAPIURL
+	default:
+		return "", nil // not a GitHub remote guard knows of
+	}
+	full := key.Owner() + "/" + key.Name()
+
+	cachePath := ""
+	if common := opts.GitCommonDir; common != "" || opts.Dir != "" {
+		if common == "" {
+			common = commonDirOf(opts.Dir)
+		}
+		if common != "" {
+			cachePath = filepath.Join(common, "guard", "visibility.json")
+		}
+	}
+	now := env.Clock.Now()
+	vis, cached := readVisibilityCache(cachePath, key, now)
+	var reason string
+	if !cached {
+		timeout := opts.Timeout
+		if timeout <= 0 {
+			timeout = DefaultVisibilityTimeout
+		}
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		vis, reason = fetchVisibility(tctx, apiURL, GitHubToken(env), opts.HTTPClient, env, key)
+		cancel()
+		if vis != "" {
+			writeVisibilityCache(cachePath, key, vis, now)
+		}
+	}
+	private := markers.Private[0]
+	switch vis {
+	case VisibilityPublic:
+		return "", guard.Exitf(guard.ExitRefused, "%s", publicRefusal(private, key, full))
+	case "":
+		if cfg.GitHub.Strict {
+			return "", guard.Exitf(guard.ExitRefused,
+				"pre-push refused: %s has PRIVATE.txt (%s) and the visibility of %s could not be learnt (%s); [github] strict = true in %s refuses such a push. Retry when GitHub is reachable, or set GH_TOKEN",
+				opts.Dir, private.Path, key, reason, guard.ConfigFileName)
+		}
+		return fmt.Sprintf("guard: warning: could not learn whether %s is public (%s); %s forbids pushing this project to a public repository. Set [github] strict = true in %s to refuse pushes in this case",
+			key, reason, private.Path, guard.ConfigFileName), nil
+	}
+	return "", nil
+}
+
+func publicRefusal(private *guard.Marker, key RepoKey, full string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pre-push refused: %s is PUBLIC on %s, but %s says this project must not be published.\n", full, key.Host(), private.Path)
+	if c := strings.TrimSpace(private.Content); c != "" {
+		b.WriteString("  PRIVATE.txt says:\n")
+		for _, l := range strings.Split(c, "\n") {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+	}
+	fmt.Fprintf(&b, "  what now: push to a private repository, or make %s private (gh repo edit %s --visibility private --accept-visibility-change-consequences);\n", full, full)
+	b.WriteString("  if publication is intended and its conditions are met, replace PRIVATE.txt with PUBLIC.txt.")
+	return b.String()
+}
+
+// fetchVisibility asks the API for the repository. It returns the visibility, or ""
+// and the reason it could not learn it.
+func fetchVisibility(ctx context.Context, apiURL, token string, hc *http.Client, env *guard.Env, key RepoKey) (string, string) {
+	// A push never waits out a rate limit: zero budget.
+	client, err := newAPIClient(apiURL, token, hc, &rateWaiter{now: env.Clock.Now, sleep: sleepContext})
+	if err != nil {
+		return "", err.Error()
+	}
+	var repo *github.Repository
+	_, err = client.do(ctx, func(gh *github.Client) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		repo, resp, err = gh.Repositories.Get(ctx, key.Owner(), key.Name())
+		return resp, err
+	})
+	switch {
+	case err == nil:
+		return repoOf(repo).Visibility, ""
+	case statusCode(err) == http.StatusNotFound:
+		return VisibilityNotPublic, ""
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		return "", "no answer from " + apiURL + " in time"
+	}
+	var rl *RateLimitedError
+	if errors.As(err, &rl) {
+		return "", "GitHub's rate limit is exhausted"
+	}
+	if code := statusCode(err); code != 0 {
+		return "", fmt.Sprintf("GitHub answered %d %s", code, http.StatusText(code))
+	}
+	return "", err.Error()
+}
+
+// commonDirOf finds the common git directory of the working tree at dir without
+// running git: .git is the directory itself, or a file "gitdir: X" whose X may name
+// the common directory in its commondir file (linked worktrees).
+func commonDirOf(dir string) string {
+	p := filepath.Join(dir, ".git")
+	st, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	if st.IsDir() {
+		return p
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	gd, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	gd = strings.TrimSpace(gd)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(dir, gd)
+	}
+	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(gd, cd)
+		}
+		return filepath.Clean(cd)
+	}
+	return filepath.Clean(gd)
+}
+
+// visibilityCache is guard/visibility.json in the git directory.
+type visibilityCache struct {
+	Entries map[RepoKey]visibilityEntry `json:"entries"`
+}
+
+type visibilityEntry struct {
+	Visibility string    `json:"visibility"`
+	CheckedAt  time.Time `json:"checked_at"`
+}
+
+func loadVisibilityCache(path string) visibilityCache {
+	c := visibilityCache{Entries: map[RepoKey]visibilityEntry{}}
+	if path == "" {
+		return c
+	}
+	if data, err := os.ReadFile(path); err == nil {
+		// A damaged cache is just a cold one.
+		if json.Unmarshal(data, &c) != nil || c.Entries == nil {
+			c.Entries = map[RepoKey]visibilityEntry{}
+		}
+	}
+	return c
+}
+
+func readVisibilityCache(path string, key RepoKey, now time.Time) (string, bool) {
+	e, ok := loadVisibilityCache(path).Entries[key]
+	if !ok || e.Visibility == "" || now.Before(e.CheckedAt) || now.Sub(e.CheckedAt) > VisibilityCacheTTL {
+		return "", false
+	}
+	return e.Visibility, true
+}
+
+// writeVisibilityCache records an answer. Failing to cache only costs a request
+// next time, so errors are dropped.
+func writeVisibilityCache(path string, key RepoKey, vis string, now time.Time) {
+	if path == "" {
+		return
+	}
+	c := loadVisibilityCache(path)
+	for k, e := range c.Entries {
+		if now.Sub(e.CheckedAt) > VisibilityCacheTTL {
+			delete(c.Entries, k)
+		}
+	}
+	c.Entries[key] = visibilityEntry{Visibility: vis, CheckedAt: now.UTC()}
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".visibility-*.json")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
