@@ -1,0 +1,253 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// PublishOptions are the inputs of `guard publish`.
+type PublishOptions struct {
+	Env      *guard.Env
+	Identity guard.Identity
+	// Args is the wrapped command, program first.
+	Args []string
+	// DryRun reports what would happen and runs nothing.
+	DryRun bool
+	// NoChores skips the PUBLIC.txt chores after the command.
+	NoChores bool
+	// Environ is the environment of the wrapped command, the checks and the chores
+	// (PATH in it finds the program).
+	Environ []string
+	// Signals are forwarded to the wrapped command while it runs (SIGINT, SIGTERM);
+	// nil forwards nothing.
+	Signals <-chan os.Signal
+}
+
+// RunPublish is `guard publish`: classify the command, decide with the markers and
+// the locks for the project it acts on, run the PUBLIC.txt checks, run the command
+// with guard's own stdin, stdout and stderr, pass its exit code through, then run
+// the chores. Commands that publish nothing, and dry-run forms, run unguarded.
+func RunPublish(opts PublishOptions) error {
+	env := opts.Env
+	if len(opts.Args) == 0 {
+		return guard.Exitf(guard.ExitUsage, "publish: no command given (guard publish -- COMMAND [ARGS...])")
+	}
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+	}
+	c, err := Classify(opts.Args, env.Dir, cfg)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+	}
+	cmdline := strings.Join(opts.Args, " ")
+	if !c.Known {
+		fmt.Fprintf(env.Stderr, "guard: refused: cannot tell what %q publishes (%s).\n  what now: if it publishes, say what it does in .guard.toml:\n\n%s\n\n  (or run the publishing command itself through guard publish)\n",
+			cmdline, c.Why, indent(c.ConfigHint(), "    "))
+		return guard.Silent(guard.ExitUsage)
+	}
+	if !c.Publishes() {
+		if c.DryRun {
+			fmt.Fprintf(env.Stderr, "guard: %s: a dry run, not guarded (%s)\n", cmdline, c.Why)
+		}
+		if opts.DryRun {
+			fmt.Fprintf(env.Stdout, "would run unguarded: %s\n  (%s)\n", cmdline, c.Why)
+			return nil
+		}
+		code, err := runWrapped(opts)
+		if err != nil {
+			return err
+		}
+		return exitWith(code)
+	}
+
+	pcfg, err := guard.FindConfig(c.ProjectDir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+	}
+	d, err := guard.CheckPublication(guard.NewPolicy(env, opts.Identity), c.ProjectDir, c.Op, pcfg)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+	}
+	d.Explain(env.Stderr)
+	if !d.Allowed {
+		fmt.Fprintf(env.Stderr, "guard: %s was not run.\n", cmdline)
+		return guard.Silent(guard.ExitRefused)
+	}
+	sh := shell{environ: opts.Environ, out: env.Stderr}
+	if opts.DryRun {
+		writePlan(env, opts, c, d, sh)
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "guard: %s of %s allowed (%s)\n", c.Op, c.ProjectDir, approval(d))
+	if results, ok := runChecks(sh, d.Markers.Public); !ok {
+		last := results[len(results)-1]
+		detail := fmt.Sprintf("exit %d", last.ExitCode)
+		if last.Error != "" {
+			detail = last.Error
+		}
+		fmt.Fprintf(env.Stderr, "guard: refused %s of %s: the check %q from %s failed (%s).\n  what now: make the check pass, then publish again. %s was not run.\n",
+			c.Op, c.ProjectDir, last.Command, last.Marker, detail, cmdline)
+		return guard.Silent(guard.ExitRefused)
+	}
+	code, err := runWrapped(opts)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		fmt.Fprintf(env.Stderr, "guard: %s exited %d; no chores run.\n", cmdline, code)
+		return guard.Silent(code)
+	}
+	if opts.NoChores {
+		return nil
+	}
+	if writeChoreSummary(env.Stderr, runChores(sh, d.Markers.Public, env.Clock.Now())) > 0 {
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
+}
+
+// approval names what approved the publication.
+func approval(d *guard.PublicationDecision) string {
+	if len(d.Markers.Public) > 0 {
+		return "approved by " + d.Markers.Public[0].Path
+	}
+	return "no marker"
+}
+
+// writePlan is --dry-run's report: what guard would run, in order.
+func writePlan(env *guard.Env, opts PublishOptions, c Classification, d *guard.PublicationDecision, sh shell) {
+	w := env.Stdout
+	fmt.Fprintf(w, "%s of %s: allowed (%s)\n", c.Op, c.ProjectDir, approval(d))
+	for _, m := range d.Markers.Public {
+		for _, ch := range m.Checks {
+			fmt.Fprintf(w, "would run check: %s  (in %s)\n", ch, m.Dir)
+		}
+	}
+	fmt.Fprintf(w, "would run: %s\n", strings.Join(opts.Args, " "))
+	if opts.NoChores {
+		return
+	}
+	for _, m := range d.Markers.Public {
+		rec, err := loadChoreRecord(choreRecordPath(m.Dir, sh.environ))
+		for _, ch := range m.Chores {
+			switch {
+			case err == nil && rec.IsDone(m.Path, ch):
+				fmt.Fprintf(w, "chore already done: %s\n", ch)
+			default:
+				fmt.Fprintf(w, "would run chore: %s  (in %s)\n", ch, m.Dir)
+			}
+		}
+	}
+}
+
+// runWrapped runs the command with guard's stdin, stdout and stderr in the working
+// directory, forwarding signals, and returns its exit code (128+signal when a
+// signal ended it). The program is looked up in the PATH of opts.Environ.
+func runWrapped(opts PublishOptions) (int, error) {
+	env := opts.Env
+	prog, err := lookPath(opts.Args[0], env.Dir, environValue(opts.Environ, "PATH"))
+	if err != nil {
+		return 0, guard.Exitf(guard.ExitUsage, "publish: %w", err)
+	}
+	cmd := exec.Command(prog, opts.Args[1:]...)
+	cmd.Args[0] = opts.Args[0]
+	cmd.Dir = env.Dir
+	cmd.Env = opts.Environ
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
+	if err := cmd.Start(); err != nil {
+		return 0, guard.Exitf(guard.ExitUsage, "publish: starting %s: %w", opts.Args[0], err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-opts.Signals:
+				_ = cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &ee):
+		return exitStatus(ee.ProcessState), nil
+	default:
+		return 0, guard.Exitf(guard.ExitUsage, "publish: %s: %w", opts.Args[0], err)
+	}
+}
+
+// exitStatus is a finished process's exit code as a shell reports it.
+func exitStatus(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func exitWith(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return guard.Silent(code)
+}
+
+// lookPath finds prog as a shell would: a name with a slash is a path (relative to
+// dir); otherwise the first executable file of that name in path.
+func lookPath(prog, dir, path string) (string, error) {
+	if strings.Contains(prog, "/") {
+		p := prog
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if isExecutable(p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("%s: not an executable file", p)
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		if p := filepath.Join(d, prog); isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: executable not found in PATH", prog)
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// environValue reads key from an environment list (the last entry wins, as for
+// exec).
+func environValue(environ []string, key string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,334 @@
+package publish
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.Local)
+
+// world is a temporary project with stand-in npm and gh executables on PATH that
+// append "<name> <args>" to a record file, so tests can see whether and in which
+// order things ran.
+type world struct {
+	t       *testing.T
+	root    string // the project folder (under a parent that can hold markers)
+	bin     string
+	record  string
+	environ []string
+	stdout  *bytes.Buffer
+	stderr  *bytes.Buffer
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	base := t.TempDir()
+	w := &world{t: t, root: filepath.Join(base, "org", "pkg"), bin: filepath.Join(base, "bin"), record: filepath.Join(base, "record")}
+	require.NoError(t, os.MkdirAll(w.root, 0o755))
+	require.NoError(t, os.MkdirAll(w.bin, 0o755))
+	for _, name := range []string{"npm", "gh"} {
+		w.standIn(name, `echo "`+name+` $*" >> "$RECORD"; exit "${STANDIN_EXIT:-0}"`)
+	}
+	w.environ = []string{"PATH=" + w.bin + ":" + os.Getenv("PATH"), "RECORD=" + w.record, "HOME=" + base,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x"}
+	return w
+}
+
+func (w *world) standIn(name, body string) {
+	w.t.Helper()
+	require.NoError(w.t, os.WriteFile(filepath.Join(w.bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755))
+}
+
+func (w *world) write(rel, content string) {
+	w.t.Helper()
+	p := filepath.Join(w.root, rel)
+	require.NoError(w.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(w.t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+func (w *world) env(stdin string) *guard.Env {
+	w.stdout, w.stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	return &guard.Env{Stdin: strings.NewReader(stdin), Stdout: w.stdout, Stderr: w.stderr, Clock: lockcore.FixedClock(testNow),
+		User: "bob", Hostname: "hostA", Dir: w.root, Getenv: func(string) string { return "" }}
+}
+
+// publish runs guard publish with the given options and returns its exit code.
+func (w *world) publish(o PublishOptions, args ...string) int {
+	w.t.Helper()
+	if o.Env == nil {
+		o.Env = w.env("")
+	}
+	o.Identity = guard.Identity{Owner: "bob", Host: "hostA"}
+	o.Args = args
+	o.Environ = w.environ
+	err := RunPublish(o)
+	var ee *guard.ExitError
+	if err != nil && errors.As(err, &ee) && ee.Err != nil {
+		w.stderr.WriteString("guard: " + ee.Err.Error() + "\n")
+	}
+	return guard.ExitCode(err)
+}
+
+// ran is the record of what ran, one line each.
+func (w *world) ran() []string {
+	data, err := os.ReadFile(w.record)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	require.NoError(w.t, err)
+	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+}
+
+func (w *world) git(args ...string) {
+	w.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = w.root
+	cmd.Env = w.environ
+	out, err := cmd.CombinedOutput()
+	require.NoError(w.t, err, string(out))
+}
+
+func TestPublishUnderPrivateNeverRunsTheCommand(t *testing.T) {
+	cases := []struct {
+		name    string
+		marker  string // where PRIVATE.txt goes, relative to the project
+		args    []string
+		explain string
+	}{
+		{"npm publish under PRIVATE.txt", "PRIVATE.txt", []string{"npm", "publish"}, "registry-upload"},
+		{"npm publish under a PRIVATE.txt two folders up", "../../PRIVATE.txt", []string{"npm", "publish", "--access", "public"}, "registry-upload"},
+		{"gh release create under PRIVATE.txt", "PRIVATE.txt", []string{"gh", "release", "create", "v1.0.0"}, "publish-release"},
+		{"gh repo create --public under PRIVATE.txt", "PRIVATE.txt", []string{"gh", "repo", "create", "x", "--public", "--source=."}, "visibility-public"},
+		{"gh repo edit --visibility=public under PRIVATE.txt", "PRIVATE.txt", []string{"gh", "repo", "edit", "--visibility=public", "--accept-visibility-change-consequences"}, "visibility-public"},
+		{"gh api making the repository public under PRIVATE.txt", "PRIVATE.txt", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-F", "private=false"}, "visibility-public"},
+		{"npm publish of a subfolder under PRIVATE.txt", "PRIVATE.txt", []string{"npm", "publish", "./sub"}, "registry-upload"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.write(tc.marker, "Not before the audit (ask carol).\n")
+			w.write("PUBLIC.txt", "chore: echo chore >> \"$RECORD\"\n")
+			w.write("sub/package.json", "{}")
+			code := w.publish(PublishOptions{}, tc.args...)
+			assert.Equal(t, 1, code, w.stderr.String())
+			assert.Nil(t, w.ran(), "the stand-in must not run")
+			assert.Contains(t, w.stderr.String(), "refused "+tc.explain)
+			assert.Contains(t, w.stderr.String(), "| Not before the audit (ask carol).")
+			assert.Contains(t, w.stderr.String(), "was not run")
+		})
+	}
+}
+
+func TestPublishRunsWhatPublishesNothingUnguarded(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"gh repo create --private", []string{"gh", "repo", "create", "x", "--private"}},
+		{"npm publish --dry-run", []string{"npm", "publish", "--dry-run"}},
+		{"npm install", []string{"npm", "install"}},
+		{"gh pr create", []string{"gh", "pr", "create", "--fill"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+" runs under PRIVATE.txt", func(t *testing.T) {
+			w := newWorld(t)
+			w.write("PRIVATE.txt", "never")
+			code := w.publish(PublishOptions{}, tc.args...)
+			assert.Equal(t, 0, code, w.stderr.String())
+			assert.Equal(t, []string{strings.Join(tc.args, " ")}, w.ran())
+		})
+	}
+}
+
+func TestPublishPassesTheExitCodeThrough(t *testing.T) {
+	for _, code := range []int{0, 1, 2, 7, 127} {
+		w := newWorld(t)
+		w.write("PUBLIC.txt", "chore: echo chore >> \"$RECORD\"\n")
+		w.environ = append(w.environ, "STANDIN_EXIT="+strconv.Itoa(code))
+		got := w.publish(PublishOptions{}, "npm", "publish")
+		assert.Equal(t, code, got, "npm exited %d", code)
+		if code == 0 {
+			assert.Equal(t, []string{"npm publish", "chore"}, w.ran())
+		} else {
+			assert.Equal(t, []string{"npm publish"}, w.ran(), "no chore after a failed publish")
+			assert.Contains(t, w.stderr.String(), "exited "+strconv.Itoa(code)+"; no chores run")
+		}
+	}
+}
+
+func TestPublishPassesStdinAndStdoutThrough(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "")
+	w.standIn("npm", `read otp; echo "otp=$otp"; echo "npm $*" >> "$RECORD"`)
+	env := w.env("123456\n")
+	code := w.publish(PublishOptions{Env: env}, "npm", "publish")
+	assert.Equal(t, 0, code, w.stderr.String())
+	assert.Equal(t, "otp=123456\n", w.stdout.String(), "the command's stdout is guard's stdout, and nothing else is")
+}
+
+func TestPublishChecksRunBeforeAndChoresAfterEachOnce(t *testing.T) {
+	for _, inRepo := range []bool{true, false} {
+		name := "outside a repository"
+		if inRepo {
+			name = "in a repository"
+		}
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			if inRepo {
+				w.git("init", "-q")
+			}
+			w.write("PUBLIC.txt", "approved_by: carol\ncheck: echo check1 >> \"$RECORD\"\ncheck: echo check2 in $(basename \"$PWD\") >> \"$RECORD\"\nchore: echo chore1 >> \"$RECORD\"\nchore: echo chore2 >> \"$RECORD\"\n")
+			require.Equal(t, 0, w.publish(PublishOptions{}, "npm", "publish"), w.stderr.String())
+			assert.Equal(t, []string{"check1", "check2 in pkg", "npm publish", "chore1", "chore2"}, w.ran())
+			assert.Contains(t, w.stderr.String(), "guard: check: echo check1 >> \"$RECORD\"\n")
+			assert.Contains(t, w.stderr.String(), "guard: chore: echo chore2 >> \"$RECORD\"\n")
+
+			require.NoError(t, os.Remove(w.record))
+			require.Equal(t, 0, w.publish(PublishOptions{}, "npm", "publish"), w.stderr.String())
+			assert.Equal(t, []string{"check1", "check2 in pkg", "npm publish"}, w.ran(), "chores run once")
+			assert.Contains(t, w.stderr.String(), "chore already done, skipped: echo chore1")
+
+			recPath := filepath.Join(w.root, ".PUBLIC.txt.chores.json")
+			if inRepo {
+				recPath = filepath.Join(w.root, ".git", "guard", "chores.json")
+				assert.NoFileExists(t, filepath.Join(w.root, ".PUBLIC.txt.chores.json"))
+			}
+			rec, err := loadChoreRecord(recPath)
+			require.NoError(t, err)
+			require.Len(t, rec.Done, 2)
+			assert.Equal(t, filepath.Join(w.root, "PUBLIC.txt"), rec.Done[0].Public)
+			assert.Equal(t, "echo chore1 >> \"$RECORD\"", rec.Done[0].Chore)
+		})
+	}
+}
+
+func TestPublishFailingCheckRefusesBeforeTheCommand(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "check: echo ok >> \"$RECORD\"\ncheck: test -f LICENSE\ncheck: echo never >> \"$RECORD\"\nchore: echo chore >> \"$RECORD\"\n")
+	code := w.publish(PublishOptions{}, "npm", "publish")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, []string{"ok"}, w.ran())
+	assert.Contains(t, w.stderr.String(), `the check "test -f LICENSE" from `+filepath.Join(w.root, "PUBLIC.txt")+" failed (exit 1)")
+	assert.Contains(t, w.stderr.String(), "npm publish was not run")
+}
+
+func TestPublishFailedChoreExitsOneWithASummaryAndRunsAgainNextTime(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "chore: echo a >> \"$RECORD\"\nchore: exit 3\nchore: echo c >> \"$RECORD\"\n")
+	assert.Equal(t, 1, w.publish(PublishOptions{}, "npm", "publish"))
+	assert.Equal(t, []string{"npm publish", "a", "c"}, w.ran(), "a failed chore does not stop the others")
+	out := w.stderr.String()
+	assert.Contains(t, out, "1 of 3 chore(s) failed; the publication itself succeeded:\n")
+	assert.Contains(t, out, "  ok                echo a >> \"$RECORD\"\n")
+	assert.Contains(t, out, "  failed (exit 3)   exit 3\n")
+
+	require.NoError(t, os.Remove(w.record))
+	assert.Equal(t, 1, w.publish(PublishOptions{}, "npm", "publish"))
+	assert.Equal(t, []string{"npm publish"}, w.ran(), "only the failed chore runs again")
+	assert.Contains(t, w.stderr.String(), "  done before       echo a")
+}
+
+func TestPublishNoChoresSkipsThem(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "chore: echo chore >> \"$RECORD\"\n")
+	assert.Equal(t, 0, w.publish(PublishOptions{NoChores: true}, "npm", "publish"))
+	assert.Equal(t, []string{"npm publish"}, w.ran())
+}
+
+func TestPublishDryRunRunsNothing(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "check: echo check >> \"$RECORD\"\nchore: echo chore >> \"$RECORD\"\n")
+	assert.Equal(t, 0, w.publish(PublishOptions{DryRun: true}, "npm", "publish"))
+	assert.Nil(t, w.ran())
+	assert.Equal(t, "registry-upload of "+w.root+": allowed (approved by "+filepath.Join(w.root, "PUBLIC.txt")+")\n"+
+		"would run check: echo check >> \"$RECORD\"  (in "+w.root+")\n"+
+		"would run: npm publish\n"+
+		"would run chore: echo chore >> \"$RECORD\"  (in "+w.root+")\n", w.stdout.String())
+
+	w2 := newWorld(t)
+	w2.write("PRIVATE.txt", "")
+	assert.Equal(t, 1, w2.publish(PublishOptions{DryRun: true}, "npm", "publish"), "a dry run still says it would be refused")
+	assert.Nil(t, w2.ran())
+}
+
+func TestPublishRefusesAnUnknownCommandWithTheConfigLine(t *testing.T) {
+	w := newWorld(t)
+	w.standIn("make", `echo "make $*" >> "$RECORD"`)
+	w.write("PUBLIC.txt", "")
+	assert.Equal(t, 2, w.publish(PublishOptions{}, "make", "release"))
+	assert.Nil(t, w.ran())
+	assert.Contains(t, w.stderr.String(), "    [publish.commands]\n    \"make release\" = \"registry-upload\"\n")
+
+	w.write(".guard.toml", "[publish.commands]\n\"make release\" = \"publish-release\"\n")
+	w.git("init", "-q")
+	assert.Equal(t, 0, w.publish(PublishOptions{}, "make", "release"), w.stderr.String())
+	assert.Equal(t, []string{"make release"}, w.ran())
+}
+
+func TestPublishRefusedByAConditionLock(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "")
+	w.write("LOCK.condition.txt", "owner: alice\ncreated: 2026-11-29T11:00:00\nrelease_condition: legal approves the license\noperations: registry-upload\n")
+	assert.Equal(t, 1, w.publish(PublishOptions{}, "npm", "publish"))
+	assert.Nil(t, w.ran())
+	assert.Contains(t, w.stderr.String(), "legal approves the license")
+	assert.Contains(t, w.stderr.String(), "alice")
+
+	assert.Equal(t, 0, w.publish(PublishOptions{}, "gh", "release", "create", "v1"), "the lock names only registry-upload")
+	assert.Equal(t, []string{"gh release create v1"}, w.ran())
+}
+
+func TestPublishWithoutMarkersWarnsOrRefuses(t *testing.T) {
+	w := newWorld(t)
+	assert.Equal(t, 0, w.publish(PublishOptions{}, "npm", "publish"))
+	assert.Contains(t, w.stderr.String(), "warning: nothing approved publishing "+w.root)
+	assert.Equal(t, []string{"npm publish"}, w.ran())
+
+	w2 := newWorld(t)
+	w2.git("init", "-q")
+	w2.write(".guard.toml", "[publish]\nrequire_public = true\n")
+	assert.Equal(t, 1, w2.publish(PublishOptions{}, "npm", "publish"))
+	assert.Nil(t, w2.ran())
+}
+
+func TestPublishForwardsSignalsToTheCommand(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "chore: echo chore >> \"$RECORD\"\n")
+	w.standIn("npm", `trap 'echo "got TERM" >> "$RECORD"; exit 42' TERM; echo started >> "$RECORD"; while :; do sleep 0.05; done`)
+	sigs := make(chan os.Signal, 1)
+	done := make(chan int)
+	go func() { done <- w.publish(PublishOptions{Signals: sigs}, "npm", "publish") }()
+	require.Eventually(t, func() bool { r := w.ran(); return len(r) > 0 && r[0] == "started" }, 10*time.Second, 20*time.Millisecond)
+	sigs <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		assert.Equal(t, 42, code)
+		assert.Equal(t, []string{"started", "got TERM"}, w.ran())
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command did not end after SIGTERM")
+	}
+}
+
+func TestPublishWithoutACommandIsAUsageError(t *testing.T) {
+	w := newWorld(t)
+	assert.Equal(t, 2, w.publish(PublishOptions{}))
+	w.write("PUBLIC.txt", "")
+	require.NoError(t, os.Remove(filepath.Join(w.bin, "npm")))
+	w.environ[0] = "PATH=" + w.bin
+	assert.Equal(t, 2, w.publish(PublishOptions{}, "npm", "publish"), "npm is not on PATH")
+	assert.Contains(t, w.stderr.String(), "npm: executable not found in PATH")
+}
