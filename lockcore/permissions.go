@@ -100,8 +100,12 @@ func ParsePermissions(data []byte) (*Permissions, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			// Offset counts the offending byte itself.
-			line, col := lineCol(data, se.Offset-1)
+			// Offset counts the offending byte itself (none at an unexpected end).
+			off := se.Offset - 1
+			if se.Offset >= int64(len(data)) {
+				off = int64(len(data))
+			}
+			line, col := lineCol(data, off)
 			return nil, fmt.Errorf("invalid JSON at line %d, column %d: %w", line, col, err)
 		}
 		var te *json.UnmarshalTypeError

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// PermissionsOptions are the inputs of `guard permissions [DIR] --agent A ACTION`.
+type PermissionsOptions struct {
+	Env *guard.Env
+	// Dir holds the permissions file (default: the working directory).
+	Dir string
+	// Agent is who wants to act (default: the resolved owner identity).
+	Agent string
+	// Action is the tool call, e.g. `Bash(rm -rf build)` or `mcp__github__delete_repo`.
+	Action string
+	JSON   bool
+}
+
+// PermissionsJSON is the --json answer of guard permissions.
+type PermissionsJSON struct {
+	Decision lockcore.Decision `json:"decision"`
+	Agent    string            `json:"agent"`
+	Action   string            `json:"action"`
+	// File is the permissions file read (null when the directory has none).
+	File *string `json:"file"`
+	// Rule is the rule that decided (null when the default did).
+	Rule *string `json:"rule"`
+	// List is deny, ask, allow or default.
+	List          string `json:"list"`
+	AgentExcluded bool   `json:"agent_excluded"`
+}
+
+// RunPermissions evaluates the directory's LOCK.permissions.json (or
+// LOCK.permissions.txt) for Agent doing Action. It prints allow, deny or ask as the
+// first stdout line and why on stderr; the exit code is 0 for allow, 1 for deny, 4 for
+// ask, and 2 for an unreadable or invalid permissions file. A directory without one
+// allows (the format's default).
+func RunPermissions(o PermissionsOptions) error {
+	env := o.Env
+	if o.Action == "" {
+		return guard.Exitf(guard.ExitUsage, "permissions: name the ACTION to evaluate, e.g. 'Bash(rm -rf build)'")
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = env.Dir
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(env.Dir, dir)
+	}
+	agent := o.Agent
+	if agent == "" {
+		cfg, _ := guard.FindConfig(dir)
+		agent = guard.ResolveIdentity(env, "", "", cfg).Owner
+	}
+	perms, path, err := lockcore.LoadPermissions(dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "permissions: %w", err)
+	}
+	ans := PermissionsJSON{Agent: agent, Action: o.Action}
+	var why string
+	if perms == nil {
+		ans.Decision, ans.List = lockcore.Allow, "default"
+		why = fmt.Sprintf("no LOCK.permissions.json or LOCK.permissions.txt in %s: default allow", dir)
+	} else {
+		ans.File = &path
+		m := perms.Explain(agent, o.Action)
+		ans.Decision, ans.List, ans.AgentExcluded = m.Decision, m.List, m.AgentExcluded
+		switch {
+		case m.Rule != "":
+			rule := m.Rule
+			ans.Rule = &rule
+			why = fmt.Sprintf("%s: rule %q in the %s list of %s", m.Decision, m.Rule, m.List, path)
+		case m.AgentExcluded:
+			why = fmt.Sprintf("%s: %s does not apply to agent %q (applies_to_agents), so its default decides", m.Decision, path, agent)
+		default:
+			why = fmt.Sprintf("%s: no rule of %s matches, so its default decides", m.Decision, path)
+		}
+	}
+	if o.JSON {
+		if err := writeJSON(env.Stdout, ans); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(env.Stdout, ans.Decision)
+	}
+	fmt.Fprintf(env.Stderr, "guard permissions: %s\n", why)
+	switch ans.Decision {
+	case lockcore.Deny:
+		return guard.Silent(guard.ExitRefused)
+	case lockcore.Ask:
+		return guard.Silent(guard.ExitAsk)
+	}
+	return nil
+}
