@@ -73,7 +73,12 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 	}
 	d.policy = guard.NewPolicy(env, d.id)
 	d.run()
-	return d.verdict(), nil
+	v := d.verdict()
+	if v.Decision == None && opts.Claim && len(d.written) > 0 {
+		v.Claimed = d.claim()
+		v.Warnings = d.warnings
+	}
+	return v, nil
 }
 
 type decider struct {

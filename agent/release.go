@@ -1,0 +1,225 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// ReleaseOptions are the inputs of `guard agent-release`.
+type ReleaseOptions struct {
+	Env *guard.Env
+	// Dir is a directory in the repository whose leases go (default: the hook's cwd,
+	// else the current directory).
+	Dir string
+	// Owner is whose leases: --owner, else GUARD_OWNER, else Session, else the
+	// session id of the hook input on stdin (Hook).
+	Owner   string
+	Session string
+	// Hook names the agent whose session-end hook input (JSON with session_id and
+	// cwd) is on stdin.
+	Hook string
+	JSON bool
+}
+
+// ReleaseResult is what agent-release reports (--json).
+type ReleaseResult struct {
+	Owner      string             `json:"owner"`
+	Released   []string           `json:"released"`
+	TeamClaims []ReleasedTeamLock `json:"team_claims"`
+	Errors     []string           `json:"errors"`
+}
+
+// ReleasedTeamLock is the file claims released in one team lock.
+type ReleasedTeamLock struct {
+	Lock      string   `json:"lock"`
+	Resources []string `json:"resources"`
+}
+
+// RunRelease removes the identity's leases in the repository (its root and top-level
+// folders, where claims put them) and releases its file claims in the team locks
+// there and above. Exit 0 when everything found was released (also when there was
+// nothing), 1 when something could not be released.
+func RunRelease(opts ReleaseOptions) error {
+	env := opts.Env
+	owner, dir := opts.Owner, opts.Dir
+	if owner == "" {
+		owner = env.Env("GUARD_OWNER")
+	}
+	if owner == "" {
+		owner = opts.Session
+	}
+	if opts.Hook != "" {
+		sid, cwd, err := readSession(env.Stdin)
+		if err != nil {
+			return guard.Exitf(guard.ExitUsage, "agent-release: %w", err)
+		}
+		if owner == "" {
+			owner = sid
+		}
+		if dir == "" {
+			dir = cwd
+		}
+	}
+	if owner == "" {
+		return guard.Exitf(guard.ExitUsage, "agent-release: whose leases? set GUARD_OWNER, or pass --owner or --session (or --hook AGENT with the hook input on stdin)")
+	}
+	if dir == "" {
+		dir = env.Dir
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(env.Dir, dir)
+	}
+	dir = filepath.Clean(dir)
+	root := repoRoot(dir)
+	if root == "" {
+		root = dir
+	}
+	now := env.Clock.Now()
+	res := ReleaseResult{Owner: owner, Released: []string{}, TeamClaims: []ReleasedTeamLock{}, Errors: []string{}}
+	for _, l := range leaseCandidates(root, now) {
+		if !isLeaseOf(l, owner) {
+			continue
+		}
+		if _, err := lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: owner, Now: now}); err != nil {
+			res.Errors = append(res.Errors, err.Error())
+			continue
+		}
+		res.Released = append(res.Released, l.Path)
+	}
+	for _, path := range teamLockCandidates(root, dir) {
+		released, err := releaseTeamClaims(path, owner, now)
+		if err != nil {
+			res.Errors = append(res.Errors, err.Error())
+		}
+		if len(released) > 0 {
+			res.TeamClaims = append(res.TeamClaims, ReleasedTeamLock{Lock: path, Resources: released})
+		}
+	}
+	if opts.JSON {
+		if err := json.NewEncoder(env.Stdout).Encode(res); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range res.Released {
+			fmt.Fprintf(env.Stdout, "released %s\n", p)
+		}
+		for _, t := range res.TeamClaims {
+			fmt.Fprintf(env.Stdout, "released %s in %s\n", strings.Join(t.Resources, ", "), t.Lock)
+		}
+		if len(res.Released) == 0 && len(res.TeamClaims) == 0 && len(res.Errors) == 0 {
+			fmt.Fprintf(env.Stderr, "guard: %s holds no leases or team claims under %s\n", owner, root)
+		}
+	}
+	if len(res.Errors) > 0 {
+		for _, e := range res.Errors {
+			fmt.Fprintf(env.Stderr, "guard: %s\n", e)
+		}
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
+}
+
+// readSession reads session_id and cwd from a hook input (any event).
+func readSession(r io.Reader) (sid, cwd string, err error) {
+	var in struct {
+		SessionID string `json:"session_id"`
+		Cwd       string `json:"cwd"`
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInput))
+	if err != nil {
+		return "", "", err
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return "", "", fmt.Errorf("the hook input on stdin is not JSON with session_id and cwd: %v", err)
+	}
+	if in.Cwd != "" && !filepath.IsAbs(in.Cwd) {
+		return "", "", fmt.Errorf("cwd %q is not an absolute path", in.Cwd)
+	}
+	return in.SessionID, in.Cwd, nil
+}
+
+// leaseCandidates are the locks in root and in its top-level folders.
+func leaseCandidates(root string, now time.Time) []*lockcore.Lock {
+	dirs := []string{root}
+	if entries, err := os.ReadDir(root); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != ".git" {
+				dirs = append(dirs, filepath.Join(root, e.Name()))
+			}
+		}
+	}
+	var out []*lockcore.Lock
+	for _, d := range dirs {
+		locks, _ := lockcore.ReadDir(d, now.Location())
+		out = append(out, locks...)
+	}
+	return out
+}
+
+// teamLockCandidates are the team lock files in dir and above it, and in root's
+// top-level folders.
+func teamLockCandidates(root, dir string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(d string) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			if !e.IsDir() && lockcore.IsTeamLockName(e.Name()) && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	for d := dir; ; {
+		add(d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if entries, err := os.ReadDir(root); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != ".git" {
+				add(filepath.Join(root, e.Name()))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// releaseTeamClaims releases every file claim of agent in the team lock at path.
+func releaseTeamClaims(path, agent string, now time.Time) ([]string, error) {
+	tl, err := lockcore.ReadTeamLock(path)
+	if err != nil {
+		return nil, nil // not a team lock guard can edit; nothing of ours to release
+	}
+	var resources []string
+	for _, b := range tl.FileClaims {
+		if strings.EqualFold(b.Agent, agent) {
+			resources = append(resources, b.Resources...)
+		}
+	}
+	if len(resources) == 0 {
+		return nil, nil
+	}
+	op := lockcore.TeamOp{Action: lockcore.TeamRelease, Agent: agent, Section: lockcore.SectionFileClaims, Resources: resources}
+	if _, err := lockcore.UpdateTeamLock(path, now, op, lockcore.TeamUpdateOptions{}); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return resources, nil
+}
