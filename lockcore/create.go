@@ -340,10 +340,12 @@ func renewBody(data []byte, now time.Time, expires string, kind Kind) ([]byte, e
 // setFields rewrites the value of every line of the given keys, and inserts a missing
 // key after the owner line (or at the top).
 func setFields(data []byte, set map[string]string) []byte {
-	lines := strings.SplitAfter(string(data), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
+	text := string(data)
+	bom := ""
+	if strings.HasPrefix(text, "\ufeff") {
+		bom, text = "\ufeff", strings.TrimPrefix(text, "\ufeff")
 	}
+	lines := splitKeepEnds(text)
 	seen := map[string]bool{}
 	insertAt := 0
 	for i, line := range lines {
@@ -375,9 +377,29 @@ func setFields(data []byte, set map[string]string) []byte {
 			add = append(add, k+": "+v+"\n")
 		}
 	}
-	if insertAt > 0 && !strings.HasSuffix(lines[insertAt-1], "\n") {
+	if insertAt > 0 && !strings.HasSuffix(lines[insertAt-1], "\n") && !strings.HasSuffix(lines[insertAt-1], "\r") {
 		lines[insertAt-1] += "\n"
 	}
-	out := append(append(append([]string{}, lines[:insertAt]...), add...), lines[insertAt:]...)
+	out := append(append(append([]string{bom}, lines[:insertAt]...), add...), lines[insertAt:]...)
 	return []byte(strings.Join(out, ""))
+}
+
+// splitKeepEnds splits s into lines as the readers do (\r\n, \n and \r end a line),
+// each line keeping its terminator.
+func splitKeepEnds(s string) []string {
+	var lines []string
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		end := i + 1
+		if s[i] == '\r' && end < len(s) && s[end] == '\n' {
+			end++
+		}
+		lines = append(lines, s[:end])
+		s = s[end:]
+	}
+	return lines
 }

@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// LockdownOptions are the inputs of `guard lockdown`.
+type LockdownOptions struct {
+	Env *guard.Env
+	// Roots are the ROOT arguments; RootsFile is --roots-file.
+	Roots     []string
+	RootsFile string
+	Owner     string
+	Reason    string
+	Commit    bool
+	Undo      bool
+	JSON      bool
+}
+
+// LockdownJSON is `guard lockdown --json` (and --undo --json).
+type LockdownJSON struct {
+	Undo      bool   `json:"undo"`
+	Committed bool   `json:"committed"`
+	Manifest  string `json:"manifest"`
+	*lockcore.LockdownResult
+	*lockcore.UndoResult
+}
+
+// ManifestPath is where guard lockdown records what it locked:
+// $XDG_STATE_HOME/guard/lockdown.json, else ~/.local/state/guard/lockdown.json.
+func ManifestPath(env *guard.Env) (string, error) {
+	if s := env.Env("XDG_STATE_HOME"); s != "" && filepath.IsAbs(s) {
+		return filepath.Join(s, "guard", "lockdown.json"), nil
+	}
+	home := env.Env("HOME")
+	if home == "" {
+		return "", guard.Exitf(guard.ExitUsage, "lockdown: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the manifest")
+	}
+	return filepath.Join(home, ".local", "state", "guard", "lockdown.json"), nil
+}
+
+// RunLockdown is LOCK-SYSTEM.md's immediate lockdown (CONTRACT.md `guard lockdown`):
+// a dry run unless Commit; writes LOCK.txt with created_by: bulk into every top-level
+// root without an active or protected lock, and records what it wrote in the
+// manifest. With Undo it removes the manifest's locks that are still unprotected
+// lockdown locks named LOCK.txt. Roots: ROOTs, else the roots file (--roots-file,
+// else roots_file in .guard.toml). Prints one line per root: "locked <path>",
+// "would lock <path>", "skipped <root> (<why>)", or for undo "unlocked <path>",
+// "would unlock <path>", "kept <path> (<why>)". Exit 0; 2 on bad input or a failed
+// write.
+func RunLockdown(o LockdownOptions) error {
+	env := o.Env
+	manifest, err := ManifestPath(env)
+	if err != nil {
+		return err
+	}
+	now := env.Clock.Now()
+	if o.Undo {
+		return runUndo(o, manifest)
+	}
+	roots, err := lockdownRoots(o)
+	if err != nil {
+		return err
+	}
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	owner := o.Owner
+	if owner == "" {
+		owner = "user"
+	}
+	host := guard.ResolveIdentity(env, owner, "", cfg).Host
+	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit})
+	if err == nil && len(res.Locked) > 0 {
+		err = lockcore.UpdateLockdownManifest(manifest, func(m *lockcore.LockdownManifest) {
+			m.Created, m.Owner, m.Reason = lockcore.FormatCreated(now), owner, o.Reason
+			m.Add(res.Locked...)
+		})
+	}
+	if res != nil {
+		if o.JSON {
+			if jerr := writeJSON(env.Stdout, LockdownJSON{Committed: o.Commit, Manifest: manifest, LockdownResult: res}); jerr != nil {
+				return jerr
+			}
+		} else {
+			for _, p := range res.Locked {
+				fmt.Fprintf(env.Stdout, "locked %s\n", p)
+			}
+			for _, p := range res.WouldLock {
+				fmt.Fprintf(env.Stdout, "would lock %s\n", p)
+			}
+			for _, s := range res.Skipped {
+				fmt.Fprintf(env.Stdout, "skipped %s (%s)\n", s.Root, s.Reason)
+			}
+			if !o.Commit {
+				fmt.Fprintln(env.Stderr, "guard lockdown: dry run; nothing written (use --commit)")
+			}
+		}
+	}
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
+	}
+	return nil
+}
+
+func runUndo(o LockdownOptions, manifest string) error {
+	env := o.Env
+	m, err := lockcore.ReadLockdownManifest(manifest)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "lockdown --undo: %w", err)
+	}
+	candidates := m.Locks
+	if len(o.Roots) > 0 {
+		// Restrict the undo to the locks of the given roots.
+		var only []string
+		for _, p := range m.Locks {
+			for _, r := range o.Roots {
+				if filepath.Dir(p) == absUnder(env.Dir, r) {
+					only = append(only, p)
+				}
+			}
+		}
+		candidates = only
+	}
+	res, err := lockcore.UndoLockdown(candidates, o.Commit, env.Clock.Now().Location())
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "lockdown --undo: %w", err)
+	}
+	if o.Commit {
+		done := map[string]bool{}
+		for _, p := range candidates {
+			done[p] = true
+		}
+		for _, p := range res.Remaining {
+			done[p] = false
+		}
+		err = lockcore.UpdateLockdownManifest(manifest, func(m *lockcore.LockdownManifest) {
+			var keep []string
+			for _, p := range m.Locks {
+				if !done[p] {
+					keep = append(keep, p)
+				}
+			}
+			m.Locks = keep
+		})
+	}
+	if o.JSON {
+		if jerr := writeJSON(env.Stdout, LockdownJSON{Undo: true, Committed: o.Commit, Manifest: manifest, UndoResult: res}); jerr != nil {
+			return jerr
+		}
+	} else {
+		for _, p := range res.Unlocked {
+			fmt.Fprintf(env.Stdout, "unlocked %s\n", p)
+		}
+		for _, p := range res.WouldUnlock {
+			fmt.Fprintf(env.Stdout, "would unlock %s\n", p)
+		}
+		for _, k := range res.Kept {
+			fmt.Fprintf(env.Stdout, "kept %s (%s)\n", k.Root, k.Reason)
+		}
+		if !o.Commit {
+			fmt.Fprintln(env.Stderr, "guard lockdown --undo: dry run; nothing removed (use --commit)")
+		}
+	}
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "lockdown --undo: %w", err)
+	}
+	return nil
+}
+
+// lockdownRoots returns the top-level roots: ROOTs, else those of the roots file.
+func lockdownRoots(o LockdownOptions) ([]string, error) {
+	env := o.Env
+	if len(o.Roots) == 0 && o.RootsFile == "" {
+		cfg, err := guard.FindConfig(env.Dir)
+		if err != nil {
+			return nil, guard.Exitf(guard.ExitUsage, "%w", err)
+		}
+		if cfg.RootsFile == "" {
+			return nil, guard.Exitf(guard.ExitUsage, "lockdown: no roots: give ROOT arguments, --roots-file, or roots_file in %s", guard.ConfigFileName)
+		}
+	}
+	_, roots, err := ResolveRoots(env, RootsInput{Roots: o.Roots, RootsFile: o.RootsFile})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range roots {
+		out = append(out, r.Path)
+	}
+	if len(out) == 0 {
+		return nil, guard.Exitf(guard.ExitUsage, "lockdown: the roots file lists no roots")
+	}
+	return out, nil
+}
