@@ -183,6 +183,19 @@ func TestAuditOwnerKinds(t *testing.T) {
 	}
 }
 
+func TestAuditWithAnInstallationTokenThatCannotReadItsUser(t *testing.T) {
+	gh := newFakeGitHub(t, "/")
+	gh.token, gh.self = "tok", "me"
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{{"a", "private"}}
+	gh.script["user"] = []func(http.ResponseWriter){func(w http.ResponseWriter) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
+	}}
+	r := runAudit(t, t.TempDir(), map[string]string{"GITHUB_TOKEN": "tok"}, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true})
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, []row{{"acme/a", "private", "", "", VerdictNotCloned}}, rows(decodeReport(t, r.stdout)))
+}
+
 func TestAuditSpeaksToEnterpriseUnderAPIV3(t *testing.T) {
 	for _, base := range []string{"", "/", "/api/v3", "/api/v3/"} {
 		t.Run("the API URL "+strconv.Quote("http://host"+base)+" reaches /api/v3/", func(t *testing.T) {

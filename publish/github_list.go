@@ -52,19 +52,18 @@ type repoLister struct {
 	client *apiClient
 	token  bool
 	// self is the authenticated user's login, learnt on first use ("" without a
-	// token); selfErr remembers why that failed.
-	self    string
-	selfErr error
-	asked   bool
+	// token, or when the token cannot read its user).
+	self  string
+	asked bool
 	// progress is told the running count of repositories listed.
 	progress func(owner string, n int)
 }
 
 const perPage = 100
 
-func (l *repoLister) authenticatedLogin(ctx context.Context) (string, error) {
+func (l *repoLister) authenticatedLogin(ctx context.Context) string {
 	if !l.token {
-		return "", nil
+		return ""
 	}
 	if !l.asked {
 		l.asked = true
@@ -75,9 +74,14 @@ func (l *repoLister) authenticatedLogin(ctx context.Context) (string, error) {
 			u, resp, err = gh.Users.Get(ctx, "")
 			return resp, err
 		})
-		l.self, l.selfErr = u.GetLogin(), err
+		// An installation token (GITHUB_TOKEN in Actions) may not read /user: then
+		// nobody is "the authenticated user", and the calls that follow report
+		// their own errors (a rejected token among them).
+		if err == nil {
+			l.self = u.GetLogin()
+		}
 	}
-	return l.self, l.selfErr
+	return l.self
 }
 
 // list returns every repository of owner, page by page: an organisation's through
@@ -85,10 +89,7 @@ func (l *repoLister) authenticatedLogin(ctx context.Context) (string, error) {
 // ones are included), anyone else's through ListByUser (public ones only: that is all
 // GitHub shows).
 func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
-	self, err := l.authenticatedLogin(ctx)
-	if err != nil {
-		return nil, &OwnerError{Owner: owner, Err: err}
-	}
+	self := l.authenticatedLogin(ctx)
 	var fetch func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error)
 	if self != "" && strings.EqualFold(self, owner) {
 		fetch = func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {

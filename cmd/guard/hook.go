@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/hooks"
+	"github.com/guardlocks/guard/publish"
 )
 
 // newHookCmd is what the installed git hooks run.
@@ -31,16 +37,61 @@ func newHookCmd(env *guard.Env) *cobra.Command {
 		},
 		&cobra.Command{
 			Use:   "pre-push REMOTE URL",
+			Long:  "Reads git's pre-push ref lines on stdin. Run without arguments by the pre-commit framework,\nit reads PRE_COMMIT_REMOTE_NAME, PRE_COMMIT_LOCAL_BRANCH, PRE_COMMIT_TO_REF, ... instead.",
 			Short: "Refuse a push that publishes paths under someone else's lock (ref lines on stdin)",
-			Args:  usageArgs(cobra.RangeArgs(1, 2)),
+			Args:  usageArgs(cobra.RangeArgs(0, 2)),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				url := ""
+				// Without arguments (the pre-commit framework), the push is described in
+				// PRE_COMMIT_* variables.
+				var remote, url string
+				if len(args) > 0 {
+					remote = args[0]
+				}
 				if len(args) > 1 {
 					url = args[1]
 				}
-				return hooks.RunPrePush(cmd.Context(), env, args[0], url, env.Stdin)
+				if err := hooks.RunPrePush(cmd.Context(), env, remote, url, env.Stdin); err != nil {
+					return err
+				}
+				if url == "" {
+					url = env.Env("PRE_COMMIT_REMOTE_URL")
+				}
+				return prePushVisibility(cmd.Context(), env, remote, url)
 			},
 		},
 	)
 	return cmd
+}
+
+// prePushVisibility runs after the lock checks passed: a project under PRIVATE.txt
+// must not be pushed to a public GitHub repository (publish.PushVisibility, bounded
+// to 2 s). GUARD_BYPASS lets its refusal through too, recorded in the bypass log.
+func prePushVisibility(ctx context.Context, env *guard.Env, remote, url string) error {
+	repo, err := hooks.OpenRepo(ctx, hooks.GitFor(env))
+	if err != nil || repo.Top == "" {
+		return nil // the lock checks above already judged this repository
+	}
+	warning, err := publish.PushVisibility(ctx, publish.VisibilityOptions{
+		Env: env, Dir: repo.Top, GitCommonDir: repo.CommonDir, RemoteURL: url})
+	if warning != "" {
+		fmt.Fprintln(env.Stderr, warning)
+	}
+	var ee *guard.ExitError
+	reason := strings.TrimSpace(env.Env("GUARD_BYPASS"))
+	if err == nil || reason == "" || !errors.As(err, &ee) || ee.Code != guard.ExitRefused {
+		return err
+	}
+	cfg, _ := guard.FindConfig(repo.Top)
+	id := guard.ResolveIdentity(env, "", "", cfg)
+	entry := hooks.BypassEntry{
+		Time: env.Clock.Now().Format("2006-01-02T15:04:05Z07:00"), Owner: id.Owner, Host: id.Host, User: env.User,
+		Reason: reason, Hook: "pre-push", Remote: remote, URL: url, Ops: []string{"push"}, Refused: true,
+		Blocking: []hooks.BypassBlock{{Path: repo.Top, Reason: err.Error()}},
+	}
+	if lerr := hooks.AppendBypass(repo.BypassLogPath(), entry); lerr != nil {
+		fmt.Fprintf(env.Stderr, "guard: pre-push: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", lerr)
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "guard: %v\nguard: pre-push: GUARD_BYPASS set (%q): letting this push through; recorded in %s\n", err, reason, repo.BypassLogPath())
+	return nil
 }
