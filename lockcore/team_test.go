@@ -501,3 +501,13 @@ func FuzzParseTeamLock(f *testing.F) {
 		}
 	})
 }
+
+func TestTeamCheckoutOfAStrangerKeepsTheLock(t *testing.T) {
+	p := newTeamFile(t, "LOCK.team.LAPTOP.txt")
+	before := readTeam(t, p)
+	res, err := UpdateTeamLock(p, teamNow, TeamOp{Action: TeamCheckout, Agent: "nobody"}, TeamUpdateOptions{})
+	require.NoError(t, err)
+	assert.False(t, res.Deleted)
+	assert.False(t, res.Changed)
+	assert.Equal(t, before, readTeam(t, p), "an agent that was never checked in removes nothing")
+}

@@ -146,7 +146,9 @@ func UpdateTeamLock(path string, now time.Time, op TeamOp, opts TeamUpdateOption
 	if err != nil {
 		return res, err
 	}
-	if op.Action == TeamCheckout && len(t.Presence) == 0 {
+	// Only a checkout that removed something deletes: an agent that was never checked
+	// in must not remove a team lock it has no part in.
+	if op.Action == TeamCheckout && changed && len(t.Presence) == 0 {
 		if err := os.Remove(abs); err != nil {
 			return res, err
 		}
@@ -167,6 +169,14 @@ func UpdateTeamLock(path string, now time.Time, op TeamOp, opts TeamUpdateOption
 	}
 	res.Changed = true
 	return res, nil
+}
+
+// LockTeamGuard takes the OS lock of the team lock's guard file `<path>.guard` and
+// returns the function that releases it. Every other writer of a team lock file (a
+// renew that rewrites its header, an unlock) should hold it while it reads and
+// replaces the file, or it may overwrite a concurrent team update. timeout 0 means 5 s.
+func LockTeamGuard(path string, timeout time.Duration) (unlock func(), err error) {
+	return acquireTeamGuard(path, timeout)
 }
 
 // validate checks the caller's input before anything is opened.
