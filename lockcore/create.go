@@ -148,19 +148,20 @@ func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, forc
 		if !force {
 			return nil, false, &fs.PathError{Op: "lock", Path: path, Err: fmt.Errorf("%w (%s); remove it or use --force", ErrNotRegular, st.Mode().Type())}
 		}
-		return replaceIf(spec, path, nil, 0, Replaced, now, loc)
+		return replaceIf(spec, path, expect{nonRegular: true}, 0, Replaced, now, loc)
 	}
 	data, modTime, err := readNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
 		return nil, true, nil
 	}
-	if err != nil && !force {
-		return nil, false, err
+	if err != nil {
+		if !force {
+			return nil, false, err
+		}
+		// Force replaces even a lock it cannot read.
+		return replaceIf(spec, path, expect{anyFile: true}, 0, Replaced, now, loc)
 	}
 	cur, _ := ParseLock(path, data, modTime, loc)
-	if err != nil {
-		cur.ReadErr = err
-	}
 	prevFence, _ := cur.Fence()
 	switch {
 	case cur.ReadErr == nil && cur.Owner == spec.Owner && cur.Active(now):
@@ -168,11 +169,11 @@ func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, forc
 		if err != nil {
 			return nil, false, err
 		}
-		return swapIf(path, data, nb, Renewed, prevFence, cur, loc)
+		return swapIf(path, expect{data: data}, nb, Renewed, prevFence, cur, loc)
 	case force:
-		return replaceIf(spec, path, data, prevFence, Replaced, now, loc)
+		return replaceIf(spec, path, expect{data: data}, prevFence, Replaced, now, loc)
 	case cur.ReadErr == nil && cur.Expired(now):
-		return replaceIf(spec, path, data, prevFence, TookOver, now, loc)
+		return replaceIf(spec, path, expect{data: data}, prevFence, TookOver, now, loc)
 	case cur.ReadErr == nil && spec.Kind == Team && cur.Kind == Team:
 		// The same name means the same host: the agents of one host share its team lock.
 		return &Acquired{Path: path, Action: Joined, Fence: prevFence, Lock: cur}, false, nil
@@ -180,21 +181,20 @@ func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, forc
 	return nil, false, &ConflictError{Lock: cur, Reason: "held by another owner (use --force to replace it)"}
 }
 
-// replaceIf replaces the lock at path with a new one of spec, provided the file is
-// still exactly expected (nil: whatever non-regular entry is there).
-func replaceIf(spec Spec, path string, expected []byte, prevFence int64, action Action, now time.Time, loc *time.Location) (*Acquired, bool, error) {
+// replaceIf replaces the lock at path with a new one of spec, provided the entry is
+// still what was judged.
+func replaceIf(spec Spec, path string, expected expect, prevFence int64, action Action, now time.Time, loc *time.Location) (*Acquired, bool, error) {
 	var prev *Lock
-	if expected != nil {
-		prev, _ = ParseLock(path, expected, now, loc)
+	if expected.data != nil {
+		prev, _ = ParseLock(path, expected.data, now, loc)
 	}
 	fence := NewFence(prevFence, now)
 	return swapIf(path, expected, spec.Body(now, fence), action, fence, prev, loc)
 }
 
-// swapIf writes body at path by rename(2), under the lock name's mutex, if the file is
-// still expected (byte for byte; nil expects a non-regular entry). Otherwise it asks
-// the caller to look again.
-func swapIf(path string, expected, body []byte, action Action, fence int64, prev *Lock, loc *time.Location) (*Acquired, bool, error) {
+// swapIf writes body at path by rename(2), under the lock name's mutex, if the entry
+// is still what was judged. Otherwise it asks the caller to look again.
+func swapIf(path string, expected expect, body []byte, action Action, fence int64, prev *Lock, loc *time.Location) (*Acquired, bool, error) {
 	unlock, err := lockNameMutex(path)
 	if err != nil {
 		return nil, false, err
@@ -214,17 +214,29 @@ func swapIf(path string, expected, body []byte, action Action, fence int64, prev
 	return res, false, err
 }
 
-// stillIs reports whether path holds exactly expected (nil: a non-regular entry).
-func stillIs(path string, expected []byte) bool {
+// expect is what a replacement or removal expects to find at the lock path.
+type expect struct {
+	// data: a regular file with exactly these bytes.
+	data []byte
+	// nonRegular: a symlink, directory or other non-regular entry.
+	nonRegular bool
+	// anyFile: whatever is there (a forced replacement of an unreadable lock).
+	anyFile bool
+}
+
+// stillIs reports whether path still holds what e expects.
+func stillIs(path string, e expect) bool {
 	st, err := os.Lstat(path)
-	if err != nil {
+	switch {
+	case err != nil:
 		return false
-	}
-	if expected == nil {
+	case e.anyFile:
+		return true
+	case e.nonRegular:
 		return !st.Mode().IsRegular()
 	}
 	data, _, err := readNoFollow(path)
-	return err == nil && bytes.Equal(data, expected)
+	return err == nil && bytes.Equal(data, e.data)
 }
 
 // written reads back the lock just written.

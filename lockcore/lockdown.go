@@ -136,7 +136,7 @@ func writeBulk(path, owner, host, reason string, now time.Time) error {
 				return &ConflictError{Lock: cur}
 			}
 			prev, _ := cur.Fence()
-			_, retry, err := swapIf(path, data, LockdownBody(owner, host, reason, now, NewFence(prev, now)), TookOver, 0, cur, loc)
+			_, retry, err := swapIf(path, expect{data: data}, LockdownBody(owner, host, reason, now, NewFence(prev, now)), TookOver, 0, cur, loc)
 			if !retry {
 				return err
 			}

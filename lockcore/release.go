@@ -103,7 +103,8 @@ func RemoveIf(path string, expected []byte) (bool, error) {
 		return false, err
 	}
 	defer unlock()
-	if !stillIs(path, expected) {
+	e := expect{data: expected, nonRegular: expected == nil}
+	if !stillIs(path, e) {
 		return false, nil
 	}
 	if err := os.Remove(path); err != nil {
@@ -191,7 +192,7 @@ func Renew(path, owner, expires string, now time.Time, loc *time.Location) (*Loc
 			return l, err
 		}
 		fence, _ := l.Fence()
-		res, retry, err := swapIf(path, data, body, Renewed, fence, l, loc)
+		res, retry, err := swapIf(path, expect{data: data}, body, Renewed, fence, l, loc)
 		if retry {
 			continue
 		}
