@@ -117,6 +117,14 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 			}
 		}
 	}
+	// A tag build is a release: pushing a tag is a release-tag operation at the
+	// repository root, whether or not it brings new commits (as in pre-push).
+	if isTagBuild(env) {
+		if !containsString(ops, "release-tag") {
+			ops = append(ops, "release-tag")
+		}
+		abs = append(abs, repo.Top)
+	}
 	report := CIReport{
 		Base: rng.Base, Head: rng.Head, BaseSource: rng.Source, Ops: ops,
 		Paths: append([]string{}, changed...), Allowed: true,
@@ -168,6 +176,12 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 		return guard.Silent(guard.ExitRefused)
 	}
 	return nil
+}
+
+// isTagBuild reports whether the CI job runs for a pushed tag (GitHub Actions:
+// GITHUB_REF_TYPE=tag or GITHUB_REF=refs/tags/...).
+func isTagBuild(env *guard.Env) bool {
+	return env.Env("GITHUB_REF_TYPE") == "tag" || strings.HasPrefix(env.Env("GITHUB_REF"), "refs/tags/")
 }
 
 func containsString(list []string, s string) bool {

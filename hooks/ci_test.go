@@ -341,6 +341,28 @@ func TestCIFlagsAndExtraOps(t *testing.T) {
 	assert.Contains(t, r.stderr, "the base no-such-ref (--base no-such-ref) does not exist in this clone")
 }
 
+func TestCITagBuildIsAReleaseAtTheRoot(t *testing.T) {
+	w := newCIWorld(t)
+	w.git(w.seed, "tag", "v1.0.0")
+	w.git(w.seed, "push", "-q", "origin", "v1.0.0")
+	dir := w.checkout("v1.0.0")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "LOCK.freeze.txt"),
+		[]byte("owner: bob\ncreated: 2026-03-01 11:00\noperations: release-tag\npurpose: release freeze\n"), 0o644))
+	zero := strings.Repeat("0", 40)
+	r := w.run(dir, map[string]string{"GITHUB_REF_TYPE": "tag", "GITHUB_REF": "refs/tags/v1.0.0", "GITHUB_EVENT_BEFORE": zero}, CIOptions{Format: CIFormatJSON})
+	assert.Equal(t, 1, r.code, "a tag without new commits is still a release-tag at the root: %s", r.stderr)
+	rep := ciJSON(t, r.stdout)
+	assert.Equal(t, []string{"push", "release-tag"}, rep.Ops)
+	assert.Empty(t, rep.Paths)
+	require.Len(t, rep.Checks, 2)
+	assert.True(t, rep.Checks[0].Allowed)
+	assert.False(t, rep.Checks[1].Allowed)
+	assert.Contains(t, r.stderr, "release freeze")
+
+	r = w.run(dir, map[string]string{"GITHUB_EVENT_BEFORE": zero}, CIOptions{Format: CIFormatJSON})
+	assert.Equal(t, 0, r.code, "the same checkout built as a branch is no release: %s", r.stderr)
+}
+
 func TestCICommittedMarkersFail(t *testing.T) {
 	tests := []struct {
 		name    string
