@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -198,9 +197,7 @@ func TestScanSurvivesBadEntries(t *testing.T) {
 	})
 	fifo := filepath.Join(root, "fifo", "LOCK.txt")
 	require.NoError(t, os.MkdirAll(filepath.Dir(fifo), 0o755))
-	if runtime.GOOS != "windows" {
-		require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-	}
+	mkfifo(t, fifo)
 
 	done := make(chan *lockcore.ScanResult, 1)
 	go func() { done <- scanOne(root, 4) }()
@@ -233,8 +230,16 @@ func TestScanReportsUnreadableDirectoriesAndGoesOn(t *testing.T) {
 	closed := filepath.Join(root, "closed")
 	require.NoError(t, os.Chmod(closed, 0o000))
 	t.Cleanup(func() { os.Chmod(closed, 0o755) })
-	skipIfPermissionsDoNotBind(t, closed)
+	want := []string{filepath.Join(root, "open/LOCK.txt"), filepath.Join(root, "z/LOCK.txt")}
 
+	if runtime.GOOS != "windows" && os.Geteuid() == 0 {
+		// chmod 000 does not stop root: scan as an unprivileged user instead.
+		locks, unreadable := scanAsNobody(t, root)
+		assert.Equal(t, want, locks)
+		assert.Equal(t, []string{closed + ": permission denied"}, unreadable)
+		return
+	}
+	skipIfPermissionsDoNotBind(t, closed)
 	res := scanOne(root, 4)
 	assert.Equal(t, []string{"open/LOCK.txt", "z/LOCK.txt"}, relPaths(t, root, res.Locks))
 	require.Len(t, res.Errors, 1)
