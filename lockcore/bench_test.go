@@ -38,3 +38,22 @@ func BenchmarkAcquireTakeover(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBaselineOpenExcl is the reference's way, for comparison: open(O_EXCL),
+// write, close, remove; no fsync, no temp file, so a crash can leave a torn lock.
+func BenchmarkBaselineOpenExcl(b *testing.B) {
+	dir := b.TempDir()
+	p := filepath.Join(dir, "LOCK.txt")
+	body := spec(dir).Body(t0, 1)
+	for i := 0; i < b.N; i++ {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Write(body); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		os.Remove(p)
+	}
+}
