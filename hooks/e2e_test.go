@@ -289,6 +289,21 @@ func TestPreCommit(t *testing.T) {
 		assert.Contains(t, r.stderr, "blocked: "+filepath.Join(wt, "locked", "new"))
 	})
 
+	t.Run("a holder whose fence was superseded may not commit even into its own area", func(t *testing.T) {
+		w := newWorld(t)
+		dir := w.repo()
+		w.install(dir)
+		lockPath := filepath.Join(dir, "locked", "LOCK.txt")
+		write(t, dir, "locked/LOCK.txt", "owner: alice\nexpires_after: 24h\nfence: 200\n")
+		write(t, dir, "locked/new", "x\n")
+		w.git(dir, "add", "locked/new")
+		r := w.gitCode(dir, []string{"LOCK_FENCE=100", "LOCK_FENCE_FILE=" + lockPath}, "commit", "-m", "stale holder")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, "guard: refused commit")
+		r = w.gitCode(dir, []string{"LOCK_FENCE=200", "LOCK_FENCE_FILE=" + lockPath}, "commit", "-q", "-m", "current holder")
+		assert.Equal(t, 0, r.code, r.stderr)
+	})
+
 	t.Run("a commit in a submodule is checked against the submodule's locks", func(t *testing.T) {
 		w := newWorld(t)
 		sub := w.repo()
@@ -593,6 +608,27 @@ func TestPrePush(t *testing.T) {
 		args, _ := os.ReadFile(filepath.Join(dir, ".git", "prev-args"))
 		assert.Contains(t, string(args), "origin ")
 	})
+}
+
+func TestPrePushFromThePreCommitFramework(t *testing.T) {
+	w := newWorld(t)
+	dir := w.repo()
+	w.remote(dir)
+	base := w.git(dir, "rev-parse", "HEAD")
+	write(t, dir, "locked/tracked", "v2\n")
+	w.git(dir, "add", "locked/tracked")
+	w.commitNoVerify(dir, "touch locked")
+	lock(t, dir, "locked/LOCK.txt", "")
+	head := w.git(dir, "rev-parse", "HEAD")
+	vars := []string{"PRE_COMMIT_REMOTE_NAME=origin", "PRE_COMMIT_REMOTE_URL=x", "PRE_COMMIT_LOCAL_BRANCH=refs/heads/main",
+		"PRE_COMMIT_REMOTE_BRANCH=refs/heads/main", "PRE_COMMIT_FROM_REF=" + base, "PRE_COMMIT_TO_REF=" + head}
+	r := w.run(dir, "", vars, guardBin, "hook", "pre-push")
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "blocked: "+filepath.Join(dir, "locked", "tracked"))
+
+	r = w.run(dir, "", nil, guardBin, "hook", "pre-push")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "no remote")
 }
 
 func TestBypass(t *testing.T) {

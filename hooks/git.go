@@ -8,6 +8,7 @@
 package hooks
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -105,13 +106,80 @@ func ChangedPaths(ctx context.Context, g Git, base, head string) ([]string, erro
 // paths it changed relative to every parent (conflict resolutions, "evil" merges); the
 // commits it merges are in the range themselves or already published.
 func LogPaths(ctx context.Context, g Git, revs ...string) ([]string, error) {
-	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--name-only", "-z", "--format=", "--diff-merges=combined", "--no-ext-diff", "--no-textconv"}, revs...)
-	args = append(args, "--")
-	out, err := g.Run(ctx, args...)
+	var paths []string
+	err := LogPathsFunc(ctx, g, revs, func(batch []string) error {
+		paths = append(paths, batch...)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return uniqueZ(out), nil
+	slices.Sort(paths)
+	return paths, nil
+}
+
+// logBatch is how many new paths LogPathsFunc gathers before handing them on: large
+// enough to keep the calls few, small enough that checking starts while git is still
+// walking history.
+const logBatch = 256
+
+// LogPathsFunc is LogPaths streamed: fn receives the paths, each once, in batches as
+// git prints them, so that the caller's work (reading lock directories) overlaps
+// git's. An error from fn stops git and is returned.
+func LogPathsFunc(ctx context.Context, g Git, revs []string, fn func([]string) error) error {
+	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--name-only", "-z", "--format=", "--diff-merges=combined", "--no-ext-diff", "--no-textconv"}, revs...)
+	args = append(args, "--")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = g.Dir
+	cmd.Env = g.Env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("git log: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return &GitError{Args: args, Code: -1, Err: err}
+	}
+	seen := make(map[string]struct{})
+	var batch []string
+	r := bufio.NewReaderSize(out, 64*1024)
+	var fnErr error
+	for fnErr == nil {
+		field, rerr := r.ReadString(0)
+		if s := strings.TrimLeft(strings.TrimSuffix(field, "\x00"), "\n"); s != "" {
+			if _, ok := seen[s]; !ok {
+				seen[s] = struct{}{}
+				batch = append(batch, s)
+				if len(batch) >= logBatch {
+					fnErr = fn(batch)
+					batch = nil
+				}
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	if fnErr != nil {
+		cancel()
+		_ = cmd.Wait()
+		return fnErr
+	}
+	if err := cmd.Wait(); err != nil {
+		ge := &GitError{Args: args, Code: -1, Stderr: stderr.String(), Err: err}
+		var xe *exec.ExitError
+		if errors.As(err, &xe) {
+			ge.Code = xe.ExitCode()
+		}
+		return ge
+	}
+	if len(batch) > 0 {
+		return fn(batch)
+	}
+	return nil
 }
 
 // uniqueZ splits NUL-separated git output into sorted unique non-empty names. git log

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
@@ -74,13 +75,17 @@ func (s *session) abs(rel []string) []string {
 }
 
 func (s *session) ask(ops, paths []string) (*guard.Decision, error) {
-	return s.policy.Check(guard.Request{
-		Ops:       ops,
-		Paths:     paths,
-		Fence:     s.env.Env("LOCK_FENCE"),
-		FenceFile: s.env.Env("LOCK_FENCE_FILE"),
-		RepoRoot:  s.root(),
-	})
+	return s.askFenced(ops, paths, true)
+}
+
+// askFenced asks the policy about paths; with fenced, the caller's LOCK_FENCE and
+// LOCK_FENCE_FILE are checked too (once per hook is enough).
+func (s *session) askFenced(ops, paths []string, fenced bool) (*guard.Decision, error) {
+	req := guard.Request{Ops: ops, Paths: paths, RepoRoot: s.root()}
+	if fenced {
+		req.Fence, req.FenceFile = s.env.Env("LOCK_FENCE"), s.env.Env("LOCK_FENCE_FILE")
+	}
+	return s.policy.Check(req)
 }
 
 // finish turns what a hook found (or the error that stopped it) into the hook's exit:
@@ -182,12 +187,24 @@ func RunPreCommit(ctx context.Context, env *guard.Env) error {
 }
 
 func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
+	// git diff --cached needs nothing from the session, so it runs while the session
+	// asks git where the repository is: the hook costs little more than git's diff.
+	type staged struct {
+		changes []Change
+		err     error
+	}
+	ch := make(chan staged, 1)
+	go func() {
+		c, err := StagedChanges(ctx, GitFor(env))
+		ch <- staged{c, err}
+	}()
 	s, err := openSession(ctx, env)
+	st := <-ch
 	if err != nil {
 		return err
 	}
 	o.repo, o.id = s.repo, s.id
-	changes, err := StagedChanges(ctx, s.git)
+	changes, err := st.changes, st.err
 	if err != nil {
 		return err
 	}
@@ -227,15 +244,34 @@ func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin i
 }
 
 func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader, o *outcome) error {
-	ups, err := ParseRefLines(stdin)
-	if err != nil {
-		return err
+	fromFramework := remote == ""
+	var ups []RefUpdate
+	if fromFramework {
+		// The pre-commit framework runs pre-push hooks without git's arguments and
+		// stdin; it describes the push in PRE_COMMIT_* variables instead.
+		remote = env.Env("PRE_COMMIT_REMOTE_NAME")
+		if remote == "" {
+			return fmt.Errorf("no remote: git passes REMOTE and URL to pre-push hooks (and the pre-commit framework PRE_COMMIT_REMOTE_NAME)")
+		}
+		o.remote, o.url = remote, env.Env("PRE_COMMIT_REMOTE_URL")
+	} else {
+		var err error
+		if ups, err = ParseRefLines(stdin); err != nil {
+			return err
+		}
 	}
 	s, err := openSession(ctx, env)
 	if err != nil {
 		return err
 	}
 	o.repo, o.id = s.repo, s.id
+	if fromFramework {
+		u, err := frameworkRef(ctx, env, s.git)
+		if err != nil {
+			return err
+		}
+		ups = []RefUpdate{u}
+	}
 	var remoteSHAs []string
 	for _, u := range ups {
 		if !u.Deletion() && !u.NewRef() {
@@ -246,29 +282,81 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 	if err != nil {
 		return err
 	}
-	for _, u := range ups {
+	for i, u := range ups {
 		ops := []string{"push"}
 		if u.Tag() {
 			ops = append(ops, "release-tag")
 		}
-		var paths []string
+		c := check{what: u.String(), ref: u.String(), ops: ops}
+		// The first question carries the repository-wide path (a deletion, a tag)
+		// and, once per push, the caller's fence.
+		var first []string
+		if u.Deletion() || u.Tag() {
+			first = []string{s.root()}
+		}
+		if c.dec, err = s.askFenced(ops, first, i == 0); err != nil {
+			return err
+		}
+		c.paths = append(c.paths, first...)
 		if revs := PushRange(u, remote, have[u.RemoteSHA]); revs != nil {
-			rel, err := LogPaths(ctx, s.git, revs...)
+			// Paths are checked in batches while git log is still walking history.
+			err := LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
+				abs := s.abs(batch)
+				d, err := s.askFenced(ops, abs, false)
+				if err != nil {
+					return err
+				}
+				mergeDecision(c.dec, d)
+				c.paths = append(c.paths, abs...)
+				return nil
+			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", u, err)
-			}
-			paths = s.abs(rel)
-		}
-		if u.Deletion() || u.Tag() {
-			paths = append(paths, s.root())
-		}
-		c := check{what: u.String(), ref: u.String(), ops: ops, paths: paths}
-		if len(paths) > 0 {
-			if c.dec, err = s.ask(ops, paths); err != nil {
-				return err
 			}
 		}
 		o.checks = append(o.checks, c)
 	}
 	return nil
+}
+
+// mergeDecision adds d's refusals and warnings to into (both from one Policy).
+func mergeDecision(into, d *guard.Decision) {
+	into.Blocking = append(into.Blocking, d.Blocking...)
+	for _, w := range d.Warnings {
+		if !slices.Contains(into.Warnings, w) {
+			into.Warnings = append(into.Warnings, w)
+		}
+	}
+	into.Allowed = into.Allowed && d.Allowed
+}
+
+// frameworkRef builds the pushed ref from the pre-commit framework's variables. When
+// the framework gives no commits (it pushes a branch whose root is new to the remote),
+// HEAD is checked as a new ref: everything the remote does not have yet.
+func frameworkRef(ctx context.Context, env *guard.Env, g Git) (RefUpdate, error) {
+	zero := strings.Repeat("0", 40)
+	u := RefUpdate{
+		LocalRef: env.Env("PRE_COMMIT_LOCAL_BRANCH"), LocalSHA: env.Env("PRE_COMMIT_TO_REF"),
+		RemoteRef: env.Env("PRE_COMMIT_REMOTE_BRANCH"), RemoteSHA: env.Env("PRE_COMMIT_FROM_REF"),
+	}
+	if u.LocalSHA == "" {
+		head, err := g.Line(ctx, "rev-parse", "--verify", "HEAD^{commit}")
+		if err != nil {
+			return RefUpdate{}, err
+		}
+		u.LocalSHA, u.RemoteSHA = head, zero
+	}
+	if u.RemoteSHA == "" {
+		u.RemoteSHA = zero
+	}
+	if u.LocalRef == "" {
+		u.LocalRef = "HEAD"
+	}
+	if u.RemoteRef == "" {
+		u.RemoteRef = u.LocalRef
+	}
+	if !isHex(u.LocalSHA) || !isHex(u.RemoteSHA) {
+		return RefUpdate{}, fmt.Errorf("pre-commit framework variables: PRE_COMMIT_TO_REF %q / PRE_COMMIT_FROM_REF %q are not object names", u.LocalSHA, u.RemoteSHA)
+	}
+	return u, nil
 }

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Times guard's git hooks against git itself on a synthetic repository of 100,000
+# tracked files (built once under $BENCH_DIR, default /tmp/guard-bench-hooks, and
+# reused): `guard hook pre-commit` with 20 staged files spread over lock-holding
+# folders vs `git diff --cached --name-only -z`, and a pre-push of a 1,000-commit
+# range vs `git log --name-only --format= A..B`, in the same run, plus go-git's
+# index diff. Figures and the decision are in bench/README.md, "## hooks".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_DIR=${BENCH_DIR:-/tmp/guard-bench-hooks}
+RUNS=${RUNS:-15}
+mkdir -p "$BENCH_DIR/bin"
+go build -o "$BENCH_DIR/bin/guard" ./cmd/guard
+go build -o "$BENCH_DIR/bin/hooksgogit" ./bench/hooksgogit
+exec python3 bench/hooks_bench.py "$BENCH_DIR" "$RUNS"

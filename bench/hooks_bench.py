@@ -1,0 +1,140 @@
+"""Benchmark driver for bench/hooks.sh (see there)."""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+bench_dir, runs = sys.argv[1], int(sys.argv[2])
+repo = os.path.join(bench_dir, "repo")
+guard = os.path.join(bench_dir, "bin", "guard")
+gogit = os.path.join(bench_dir, "bin", "hooksgogit")
+DIRS, PER_DIR, COMMITS = 1000, 100, 1000
+
+env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1",
+           GUARD_OWNER="bench", GUARD_HOST="benchhost", LANG="C")
+
+
+def git(*args, **kw):
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True,
+                          capture_output=True, **kw).stdout
+
+
+def build():
+    """One fast-import stream: a root commit with DIRS*PER_DIR files, then COMMITS
+    commits touching three files each; tags A (root) and B (tip)."""
+    os.makedirs(repo, exist_ok=True)
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "Bench")
+    git("config", "user.email", "bench@example.com")
+    out = []
+    mark = 0
+
+    def blob(data):
+        nonlocal mark
+        mark += 1
+        b = data.encode()
+        out.append(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(b), b))
+        return mark
+
+    shared = blob("content\n")
+    stamp = 1700000000
+    out.append(b"commit refs/heads/main\ncommitter B <b@x> %d +0000\ndata 4\nroot\n" % stamp)
+    for d in range(DIRS):
+        for f in range(PER_DIR):
+            out.append(b"M 100644 :%d d%04d/f%03d.txt\n" % (shared, d, f))
+    out.append(b"\n")
+    for c in range(1, COMMITS + 1):
+        lines = []
+        for k in range(3):
+            m = blob("commit %d file %d\n" % (c, k))
+            lines.append(b"M 100644 :%d d%04d/f%03d.txt\n" % (m, (c * 7 + k * 331) % DIRS, c % PER_DIR))
+        out.append(b"commit refs/heads/main\ncommitter B <b@x> %d +0000\ndata 2\nc\n" % (stamp + c))
+        out.extend(lines)
+        out.append(b"\n")
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, env=env, check=True,
+                   input=b"".join(out))
+    git("tag", "B", "main")
+    git("tag", "A", "main~%d" % COMMITS)
+    git("reset", "-q", "--hard", "main")
+    with open(os.path.join(repo, ".git", "info", "exclude"), "a") as f:
+        f.write("LOCK*.txt\n")
+
+
+if not os.path.exists(os.path.join(repo, ".git", "refs", "tags", "B")) and \
+        not os.path.exists(os.path.join(repo, ".git", "packed-refs")):
+    t = time.time()
+    build()
+    print("built %s (%d files, %d commits) in %.1fs" % (repo, DIRS * PER_DIR, COMMITS + 1, time.time() - t))
+
+# Locks in a few folders, held by the bench identity (the hook reads and judges them,
+# then lets the commit through), and one soft lock of someone else.
+for d in (1, 100, 250, 500, 750):
+    with open(os.path.join(repo, "d%04d" % d, "LOCK.txt"), "w") as f:
+        f.write("owner: bench\nexpires_after: 24h\n")
+with open(os.path.join(repo, "d0900", "LOCK.txt"), "w") as f:
+    f.write("owner: someone-else\nmode: soft\nexpires_after: 24h\n")
+
+# 20 staged files spread over the lock-holding folders and others.
+git("reset", "-q")
+staged = []
+for i, d in enumerate((1, 1, 100, 100, 250, 250, 500, 500, 750, 750, 900, 900, 3, 42, 333, 444, 555, 666, 777, 999)):
+    p = "d%04d/f%03d.txt" % (d, i)
+    with open(os.path.join(repo, p), "a") as f:
+        f.write("staged change\n")
+    staged.append(p)
+git("add", *staged)
+assert len(git("diff", "--cached", "--name-only", "-z").split(b"\0")) - 1 == 20
+
+A = git("rev-parse", "A").decode().strip()
+B = git("rev-parse", "B").decode().strip()
+push_stdin = ("refs/heads/main %s refs/heads/main %s\n" % (B, A)).encode()
+
+
+def measure(argv, stdin=b"", expect=0):
+    """Wall time and peak RSS (the process and the children it waited for)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, cwd=repo, env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p.stdin.write(stdin)
+    p.stdin.close()
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    elapsed = time.perf_counter() - t
+    code = os.waitstatus_to_exitcode(status)
+    p.returncode = code
+    if code != expect:
+        sys.exit("%s exited %d: %s" % (argv, code, err.decode()))
+    return elapsed, ru.ru_maxrss / 1024.0
+
+
+cases = {
+    "git diff --cached --name-only -z": (["git", "diff", "--cached", "--name-only", "-z"], b""),
+    "guard hook pre-commit": ([guard, "hook", "pre-commit"], b""),
+    "go-git index diff": ([gogit, repo], b""),
+    "git log --name-only --format= A..B": (["git", "log", "--name-only", "--format=", "A..B"], b""),
+    "guard hook pre-push (A..B)": ([guard, "hook", "pre-push", "origin", "url"], push_stdin),
+}
+times = {k: [] for k in cases}
+rss = {k: 0.0 for k in cases}
+for k, (argv, stdin) in cases.items():  # warm the page cache
+    measure(argv, stdin)
+for _ in range(runs):  # interleaved, so both sides see the same machine state
+    for k, (argv, stdin) in cases.items():
+        t, r = measure(argv, stdin)
+        times[k].append(t)
+        rss[k] = max(rss[k], r)
+
+med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+print("runs: %d (median wall time; peak RSS includes the git children a process waits for)" % runs)
+for k in cases:
+    print("  %-40s %8.1f ms  %6.1f MB" % (k, med[k], rss[k]))
+pc = med["guard hook pre-commit"] / med["git diff --cached --name-only -z"]
+pp = med["guard hook pre-push (A..B)"] / med["git log --name-only --format= A..B"]
+gg = med["go-git index diff"] / med["git diff --cached --name-only -z"]
+print("pre-commit ratio: %.2fx (target <= 1.5x)" % pc)
+print("pre-push ratio:   %.2fx (target <= 1.5x)" % pp)
+print("go-git index diff vs git: %.2fx" % gg)
+ok = pc <= 1.5 and pp <= 1.5 and rss["guard hook pre-commit"] < 64 and rss["guard hook pre-push (A..B)"] < 64
+print("PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
