@@ -192,3 +192,50 @@ func TestUnlockAndRenewCommands(t *testing.T) {
 		assert.Contains(t, errOut, "expired")
 	})
 }
+
+func TestFencingAcrossPruneAndTakeover(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "LOCK.work.txt")
+	_, _, code := runGuard(t, dir, lockEnv("alice"), "lock", "--scope", "work", "--expires", "1h", "--no-contest")
+	require.Equal(t, 0, code)
+	a, err := lockcore.ReadLock(p, time.Local)
+	require.NoError(t, err)
+	fa, ok := a.Fence()
+	require.True(t, ok)
+	st, _ := lockcore.FenceStatus(p, strconv.FormatInt(fa, 10), time.Now(), time.Local)
+	assert.Equal(t, lockcore.FenceHeld, st)
+
+	// Backdate created by two hours: the grant has expired, before and after prune.
+	body, err := os.ReadFile(p)
+	require.NoError(t, err)
+	old := time.Now().Add(-2 * time.Hour).Format("2006-01-02T15:04:05")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(body), "created: "+a.Fields.Values["created"], "created: "+old, 1)), 0o644))
+	st, reason := lockcore.FenceStatus(p, strconv.FormatInt(fa, 10), time.Now(), time.Local)
+	assert.Equal(t, lockcore.FenceLost, st)
+	assert.Contains(t, reason, "expired")
+	out, _, code := runGuard(t, dir, nil, "prune", dir)
+	require.Equal(t, 0, code)
+	assert.Equal(t, "removed "+p+"\n", out)
+
+	_, errOut, code := runGuard(t, dir, lockEnv("bob"), "lock", "--scope", "work", "--expires", "1h", "--no-contest")
+	require.Equal(t, 0, code, errOut)
+	b, err := lockcore.ReadLock(p, time.Local)
+	require.NoError(t, err)
+	fb, _ := b.Fence()
+	assert.Greater(t, fb, fa)
+	st, reason = lockcore.FenceStatus(p, strconv.FormatInt(fa, 10), time.Now(), time.Local)
+	assert.Equal(t, lockcore.FenceLost, st)
+	assert.Contains(t, reason, strconv.FormatInt(fb, 10))
+	st, _ = lockcore.FenceStatus(p, strconv.FormatInt(fb, 10), time.Now(), time.Local)
+	assert.Equal(t, lockcore.FenceHeld, st)
+
+	// --force by carol displaces bob with a larger fence.
+	_, _, code = runGuard(t, dir, lockEnv("carol"), "lock", "--scope", "work", "--force")
+	require.Equal(t, 0, code)
+	c, err := lockcore.ReadLock(p, time.Local)
+	require.NoError(t, err)
+	fc, _ := c.Fence()
+	assert.Greater(t, fc, fb)
+	st, _ = lockcore.FenceStatus(p, strconv.FormatInt(fb, 10), time.Now(), time.Local)
+	assert.Equal(t, lockcore.FenceLost, st)
+}
