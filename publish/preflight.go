@@ -216,7 +216,7 @@ func repoState(dir string, environ []string) *RepoState {
 	}
 	rs := &RepoState{Root: root, Unpushed: -1, Changed: []string{}}
 	rs.Branch, _ = gitOutput(dir, environ, "symbolic-ref", "--short", "-q", "HEAD")
-	status, err := gitOutput(dir, environ, "status", "--porcelain=v1", "--untracked-files=normal")
+	status, err := gitRaw(dir, environ, "status", "--porcelain=v1", "--untracked-files=normal")
 	if err != nil {
 		rs.Error = err.Error()
 	}

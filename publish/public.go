@@ -110,6 +110,13 @@ func gitCommonDir(dir string, environ []string) string {
 
 // gitOutput runs git in dir and returns its trimmed stdout.
 func gitOutput(dir string, environ []string, args ...string) (string, error) {
+	out, err := gitRaw(dir, environ, args...)
+	return strings.TrimSpace(out), err
+}
+
+// gitRaw runs git in dir and returns its stdout as it is (porcelain formats start
+// lines with spaces that matter).
+func gitRaw(dir string, environ []string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = environ
 	var stderr bytes.Buffer
@@ -118,7 +125,7 @@ func gitOutput(dir string, environ []string, args ...string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
 	}
-	return strings.TrimSpace(string(out)), nil
+	return string(out), nil
 }
 
 // loadChoreRecord reads a record; a missing file is an empty record. A record that
