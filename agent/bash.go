@@ -10,6 +10,8 @@ const (
 	OpEdit   = "edit"
 	OpCommit = "commit"
 	OpPush   = "push"
+	// OpReleaseTag is pushing a tag.
+	OpReleaseTag = "release-tag"
 )
 
 // Effect is one thing a shell command would do that guard can judge: an operation on
@@ -359,6 +361,14 @@ func (a *analyzer) git(args []shellWord, cwd, text string) {
 		a.out.Effects = append(a.out.Effects, Effect{Op: OpCommit, Path: cwd, Command: text})
 	case "push":
 		a.out.Effects = append(a.out.Effects, Effect{Op: OpPush, Path: cwd, Command: text})
+		// Pushing a tag is also a release-tag operation (CONTRACT.md section 2); the
+		// pre-push hook sees the exact refs, the agent hook the obvious spellings.
+		for _, w := range rest {
+			if w.Text == "--tags" || w.Text == "--follow-tags" || strings.Contains(w.Text, "refs/tags/") {
+				a.out.Effects = append(a.out.Effects, Effect{Op: OpReleaseTag, Path: cwd, Command: text})
+				break
+			}
+		}
 	case "rm", "mv":
 		for _, w := range operands(rest, "") {
 			a.deepTarget(w, cwd, text)

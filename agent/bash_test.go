@@ -52,6 +52,7 @@ func TestAnalyzeBashFindsObviousWriteTargets(t *testing.T) {
 		{"a bare glob targets the current directory", "rm *", []string{"edit /w"}},
 		{"git commit is a commit in the current directory", "git add -A && git commit -m 'x'", []string{"commit /w"}},
 		{"git -C changes the repository", "git -C ../other push origin main", []string{"push /other"}},
+		{"git push --tags is also a release-tag", "git push --follow-tags", []string{"push /w", "release-tag /w"}},
 		{"git rm edits its operands", "git rm -r --cached old", []string{"edit /w/old"}},
 		{"git checkout -- edits the named paths", "git checkout -- a.go", []string{"edit /w/a.go"}},
 		{"git reset --hard edits the tree", "git reset --hard HEAD~1", []string{"edit /w"}},

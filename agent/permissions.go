@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"syscall"
 
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -72,6 +74,10 @@ func (c *permissionsCache) chain(dir string) ([]*permFile, error) {
 		f, ok := c.dirs[d]
 		if !ok {
 			perms, path, err := lockcore.LoadPermissions(d)
+			if errors.Is(err, syscall.ENOTDIR) {
+				// d is a file (a target below a file): no folder, no permissions file.
+				perms, err = nil, nil
+			}
 			if err != nil {
 				if path == "" {
 					path = d
