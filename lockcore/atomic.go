@@ -267,3 +267,29 @@ func tryMutex(p string) (func(), error) {
 	}
 	return nil, errBusy
 }
+
+// teamGuardWait bounds the wait for a team-lock edit (guard team ...) in progress.
+const teamGuardWait = 5 * time.Second
+
+// lockForChange takes what must be held to replace or remove the lock at lockPath:
+// the lock name's mutex and, for a team lock, first the team lock's own guard
+// (<path>.guard, which guard team holds while it rewrites the sections), so a
+// takeover, renewal or release never interleaves with a check-in and loses it.
+func lockForChange(lockPath string) (func(), error) {
+	if !IsTeamLockName(filepath.Base(lockPath)) {
+		return lockNameMutex(lockPath)
+	}
+	releaseGuard, err := acquireTeamGuard(lockPath, teamGuardWait)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockNameMutex(lockPath)
+	if err != nil {
+		releaseGuard()
+		return nil, err
+	}
+	return func() {
+		unlock()
+		releaseGuard()
+	}, nil
+}

@@ -195,7 +195,7 @@ func replaceIf(spec Spec, path string, expected expect, prevFence int64, action 
 // swapIf writes body at path by rename(2), under the lock name's mutex, if the entry
 // is still what was judged. Otherwise it asks the caller to look again.
 func swapIf(path string, expected expect, body []byte, action Action, fence int64, prev *Lock, loc *time.Location) (*Acquired, bool, error) {
-	unlock, err := lockNameMutex(path)
+	unlock, err := lockForChange(path)
 	if err != nil {
 		return nil, false, err
 	}

@@ -98,7 +98,7 @@ func releaseOnce(path string, opt ReleaseOptions) (*Lock, bool, error) {
 // anything else that removes a lock it judged from an earlier read should use it, so
 // that a fresh lock that replaced the judged one is never deleted.
 func RemoveIf(path string, expected []byte) (bool, error) {
-	unlock, err := lockNameMutex(path)
+	unlock, err := lockForChange(path)
 	if err != nil {
 		return false, err
 	}
@@ -118,7 +118,7 @@ func removeIfRegular(path string, expected []byte) (bool, error) {
 	if expected != nil {
 		return RemoveIf(path, expected)
 	}
-	unlock, err := lockNameMutex(path)
+	unlock, err := lockForChange(path)
 	if err != nil {
 		return false, err
 	}
@@ -135,7 +135,7 @@ func removeIfRegular(path string, expected []byte) (bool, error) {
 // RemoveIfFence removes the lock at path only if it still carries fence: how a holder
 // gives up its own lock (a contest loser) without touching a lock that superseded it.
 func RemoveIfFence(path string, fence int64) (bool, error) {
-	unlock, err := lockNameMutex(path)
+	unlock, err := lockForChange(path)
 	if err != nil {
 		return false, err
 	}

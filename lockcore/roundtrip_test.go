@@ -138,3 +138,20 @@ func TestReferenceTeamTemplateReadByGuard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Joined, res.Action)
 }
+
+func TestGuardWrittenTeamLockParsesAsATeamLock(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Acquire(Spec{Dir: dir, Kind: Team, TeamHost: "LAPTOP", Scope: "s", Owner: "lead"}, AcquireOptions{Now: t0})
+	require.NoError(t, err)
+	tl, err := ReadTeamLock(res.Path)
+	require.NoError(t, err)
+	require.NotNil(t, tl)
+	body := read(t, res.Path)
+	assert.Contains(t, body, "host: LAPTOP\n")
+	assert.Contains(t, body, "order=000001")
+	// Renewing keeps the sections byte for byte.
+	_, err = Renew(res.Path, "lead", "", t0.Add(time.Minute), time.UTC)
+	require.NoError(t, err)
+	after := read(t, res.Path)
+	assert.Equal(t, body[strings.Index(body, "\n\n"):], after[strings.Index(after, "\n\n"):])
+}

@@ -174,7 +174,7 @@ func (s Spec) Body(created time.Time, fence int64) []byte {
 	}
 	line("scope", s.ScopeOrProject())
 	if s.Kind == Team {
-		b.WriteString(createTeamSections())
+		b.WriteString(TeamSectionsTemplate())
 	}
 	return []byte(b.String())
 }
