@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
@@ -112,6 +111,7 @@ func (d *decider) run() {
 			d.permission(permRequest{Dir: dirOf(p), Target: p, Tools: tools})
 		}
 		d.locks([]string{OpEdit}, c.Paths, false, c.Tool)
+		d.markers(c.Paths)
 		d.written = append(d.written, c.Paths...)
 	case KindRead:
 		for _, p := range c.Paths {
@@ -224,6 +224,8 @@ func (d *decider) shell() {
 	}
 	d.locks([]string{OpEdit}, edits, false, "the command's write targets")
 	d.locks([]string{OpEdit}, deep, true, "the command's write targets")
+	d.markers(edits)
+	d.markers(deep)
 	d.written = append(append(d.written, edits...), deep...)
 	for _, op := range opOrder {
 		var paths []string
@@ -273,14 +275,19 @@ func dedupe(list []string) []string {
 	return out
 }
 
-// sortedKeys is for stable messages.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// markers asks before an agent writes a publication marker: LOCK-SYSTEM.md lets only
+// the user (or someone with the user's documented approval) create PUBLIC.txt, and only
+// the user remove an empty PRIVATE.txt; an agent may remove one whose conditions are
+// met, with evidence, which is for a person to confirm.
+func (d *decider) markers(paths []string) {
+	for _, p := range paths {
+		switch filepath.Base(p) {
+		case guard.PublicMarkerName:
+			d.asks = append(d.asks, fmt.Sprintf("guard: %s approves publishing this project; only the user, or someone with the user's documented approval, writes it (LOCK-SYSTEM.md).", p))
+		case guard.PrivateMarkerName:
+			d.asks = append(d.asks, fmt.Sprintf("guard: %s keeps this project from being published; changing or removing it needs the user's approval (LOCK-SYSTEM.md: an empty one only the user removes; one with conditions only once they are provably met).", p))
+		}
 	}
-	sort.Strings(out)
-	return out
 }
 
 // publication applies the publication decision (PRIVATE.txt, PUBLIC.txt and the locks
