@@ -136,6 +136,7 @@ func lock(t *testing.T, dir, rel, extra string) string {
 
 func TestPreCommit(t *testing.T) {
 	t.Run("a commit into a locked folder is refused and leaves HEAD and the index as they were", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -157,6 +158,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("a commit outside the locked folder goes through", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -169,6 +171,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("the lock's owner may commit into the locked folder", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -180,6 +183,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("the first commit of an empty repository is checked", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := t.TempDir()
 		w.git(dir, "init", "-q", "-b", "main")
@@ -202,6 +206,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("renaming a file out of a locked folder is refused for its old side", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -213,6 +218,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("deleting a file in a locked folder is refused", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -224,6 +230,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("git commit -a uses a temporary index that the hook reads through GIT_INDEX_FILE", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -238,6 +245,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("staging a publication marker anywhere is refused, in any case", func(t *testing.T) {
+		t.Parallel()
 		for _, name := range []string{"PRIVATE.txt", "sub/PUBLIC.txt", "private.TXT"} {
 			w := newWorld(t)
 			dir := w.repo()
@@ -252,6 +260,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("removing a committed marker from the repository is allowed", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		write(t, dir, "PRIVATE.txt", "oops\n")
@@ -264,6 +273,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("install keeps the markers out of git status through info/exclude", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -275,6 +285,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("a commit in a linked worktree is refused by a lock in the main clone", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		wt := filepath.Join(t.TempDir(), "wt")
@@ -290,6 +301,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("a holder whose fence was superseded may not commit even into its own area", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -305,6 +317,7 @@ func TestPreCommit(t *testing.T) {
 	})
 
 	t.Run("a commit in a submodule is checked against the submodule's locks", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		sub := w.repo()
 		dir := w.repo()
@@ -325,6 +338,7 @@ func TestPreCommit(t *testing.T) {
 
 func TestInstall(t *testing.T) {
 	t.Run("installing twice is the same as installing once", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -341,6 +355,7 @@ func TestInstall(t *testing.T) {
 	})
 
 	t.Run("an existing hook is kept, still runs, fails the commit when it fails, and comes back on uninstall", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
@@ -374,6 +389,7 @@ func TestInstall(t *testing.T) {
 	})
 
 	t.Run("husky-style core.hooksPath gets the hooks, and husky's dispatch on $0 still works", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		// husky v9's layout: .husky/_/<hook> sources .husky/_/h, which runs .husky/<hook>
@@ -403,6 +419,7 @@ func TestInstall(t *testing.T) {
 	})
 
 	t.Run("a hook whose guard binary is gone fails closed", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		copyBin := filepath.Join(t.TempDir(), "guard")
@@ -429,6 +446,7 @@ func TestInstall(t *testing.T) {
 	})
 
 	t.Run("a foreign hook over an earlier kept one needs --force, and nothing is lost", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		hooksDir := filepath.Join(dir, ".git", "hooks")
@@ -471,6 +489,7 @@ func (w *world) commitNoVerify(dir, msg string) {
 
 func TestPrePush(t *testing.T) {
 	t.Run("pushing commits that touch a locked folder is refused and leaves the remote ref", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		bare := w.remote(dir)
@@ -490,6 +509,7 @@ func TestPrePush(t *testing.T) {
 	})
 
 	t.Run("a new branch is checked for what the remote does not have yet", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		bare := w.remote(dir)
@@ -516,6 +536,7 @@ func TestPrePush(t *testing.T) {
 	})
 
 	t.Run("a branch whose root commit is new to the remote publishes its whole tree", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		bare := filepath.Join(t.TempDir(), "empty.git")
@@ -530,6 +551,7 @@ func TestPrePush(t *testing.T) {
 	})
 
 	t.Run("a deletion publishes no path but is a push at the repository root", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		bare := w.remote(dir)
@@ -548,6 +570,7 @@ func TestPrePush(t *testing.T) {
 	})
 
 	t.Run("pushing a tag is a release-tag at the repository root even without new commits", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		bare := w.remote(dir)
@@ -569,6 +592,7 @@ func TestPrePush(t *testing.T) {
 	})
 
 	t.Run("with several refs only the second blocked, the push is refused naming that ref", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		bare := w.remote(dir)
@@ -592,6 +616,7 @@ func TestPrePush(t *testing.T) {
 	})
 
 	t.Run("an existing pre-push hook gets the same ref lines on stdin", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.remote(dir)
@@ -611,6 +636,7 @@ func TestPrePush(t *testing.T) {
 }
 
 func TestPrePushFromThePreCommitFramework(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.repo()
 	w.remote(dir)
@@ -632,6 +658,7 @@ func TestPrePushFromThePreCommitFramework(t *testing.T) {
 }
 
 func TestBypass(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.repo()
 	bare := w.remote(dir)
@@ -683,6 +710,7 @@ func TestBypass(t *testing.T) {
 }
 
 func TestInternalErrorFailsClosed(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	dir := w.repo()
 	r := w.run(dir, "garbage\n", nil, guardBin, "hook", "pre-push", "origin", "url")
@@ -704,6 +732,7 @@ func TestInternalErrorFailsClosed(t *testing.T) {
 
 func TestDoctor(t *testing.T) {
 	t.Run("a repository without hooks is a problem", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		r := w.guard(dir, "doctor")
@@ -712,6 +741,7 @@ func TestDoctor(t *testing.T) {
 		assert.Contains(t, r.stdout, "problem: pre-push hook is not installed (run `guard install`)")
 	})
 	t.Run("an installed repository without stale locks is healthy", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -721,6 +751,7 @@ func TestDoctor(t *testing.T) {
 		assert.Contains(t, r.stdout, "\nhealthy\n")
 	})
 	t.Run("an expired lock is reported as stale", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -740,6 +771,7 @@ func TestDoctor(t *testing.T) {
 		assert.Equal(t, p, rep.Repositories[0].StaleLocks[0]["path"])
 	})
 	t.Run("a broken .guard.toml is a problem that names the line", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)
@@ -748,7 +780,38 @@ func TestDoctor(t *testing.T) {
 		assert.Equal(t, 1, r.code)
 		assert.Contains(t, r.stdout, "config: error: "+filepath.Join(dir, ".guard.toml")+":")
 	})
+	t.Run("roots add the repositories found below them to the current one", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		current := w.repo()
+		w.install(current)
+		parent := t.TempDir()
+		for _, name := range []string{"one", "two"} {
+			dir := filepath.Join(parent, "group", name)
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			w.git(dir, "init", "-q")
+			w.guard(dir, "install")
+		}
+		r := w.guard(current, "doctor", "--json", parent)
+		assert.Equal(t, 0, r.code, r.stdout)
+		var rep struct {
+			Healthy      bool `json:"healthy"`
+			Repositories []struct {
+				Path string `json:"path"`
+			} `json:"repositories"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep))
+		require.Len(t, rep.Repositories, 3)
+		assert.Equal(t, current, rep.Repositories[0].Path)
+		assert.Equal(t, filepath.Join(parent, "group", "one"), rep.Repositories[1].Path)
+		assert.Equal(t, filepath.Join(parent, "group", "two"), rep.Repositories[2].Path)
+
+		r = w.guard(t.TempDir(), "doctor")
+		assert.Equal(t, 2, r.code)
+		assert.Contains(t, r.stdout, "no git repository here or below")
+	})
 	t.Run("a hook another tool wrote is foreign", func(t *testing.T) {
+		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
 		w.install(dir)

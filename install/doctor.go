@@ -21,7 +21,8 @@ import (
 type DoctorOptions struct {
 	Env *guard.Env
 	// Roots are directories to examine; each is a repository (any directory inside
-	// one) or a folder whose repositories are found below it. Default: Env.Dir.
+	// one) or a folder whose repositories are found below it, examined after the
+	// repository of Env.Dir (if any).
 	Roots []string
 	JSON  bool
 }
@@ -70,12 +71,17 @@ type ConfigReport struct {
 // RunDoctor is guard doctor: 0 when every repository is healthy, 1 when a problem is
 // found, 2 when there is nothing to examine.
 func RunDoctor(ctx context.Context, o DoctorOptions) error {
+	rep := DoctorReport{Repositories: []RepoReport{}, Problems: []string{}}
+	seen := map[string]bool{}
+	// The current repository first (when the working directory is in one), then the
+	// roots; without roots the current directory must be in a repository.
 	roots := o.Roots
 	if len(roots) == 0 {
 		roots = []string{o.Env.Dir}
+	} else if r, err := openRepo(ctx, o.Env, o.Env.Dir); err == nil {
+		seen[r.Top+"\x00"+r.CommonDir] = true
+		rep.Repositories = append(rep.Repositories, examine(o.Env, r))
 	}
-	rep := DoctorReport{Repositories: []RepoReport{}, Problems: []string{}}
-	seen := map[string]bool{}
 	for _, root := range roots {
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(o.Env.Dir, root)
