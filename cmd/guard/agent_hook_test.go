@@ -134,3 +134,26 @@ func TestAgentHookCommandLine(t *testing.T) {
 		assert.Equal(t, "released "+repo+"/src/LOCK.txt\n", out)
 	})
 }
+
+func TestAgentHookAndCheckGiveTheSameRefusal(t *testing.T) {
+	repo := agentRepo(t)
+	// A user lock never expires, so both answers say the same "until" whenever they run.
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "held"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "held", "LOCK.user.txt"), []byte("owner: alice\ncreated: 2026-11-01T09:00:00\npurpose: my thesis\n"), 0o644))
+	_, checkErr, code := runShell(t, repo, "", guardBin+" check held/a.txt", "GUARD_OWNER=s-1")
+	require.Equal(t, 1, code)
+	in := `{"session_id":"s-1","cwd":"` + repo + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` + repo + `/held/a.txt","content":""}}`
+	out, _, code := runShell(t, repo, in, guardBin+" agent-hook claude")
+	require.Equal(t, 0, code)
+	var ans struct{ HookSpecificOutput struct{ PermissionDecisionReason string } }
+	require.NoError(t, json.Unmarshal([]byte(out), &ans))
+	reason := ans.HookSpecificOutput.PermissionDecisionReason
+	assert.True(t, strings.HasPrefix(reason, strings.TrimRight(checkErr, "\n")), "hook:\n%s\ncheck:\n%s", reason, checkErr)
+	assert.True(t, strings.HasSuffix(reason, "(you are s-1 on host "+hostname(t)+"; your session id; set GUARD_OWNER to act as a lock's owner)"), reason)
+}
+
+func hostname(t *testing.T) string {
+	h, err := os.Hostname()
+	require.NoError(t, err)
+	return h
+}
