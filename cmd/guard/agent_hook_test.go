@@ -145,7 +145,9 @@ func TestAgentHookAndCheckGiveTheSameRefusal(t *testing.T) {
 	in := `{"session_id":"s-1","cwd":"` + repo + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` + repo + `/held/a.txt","content":""}}`
 	out, _, code := runShell(t, repo, in, guardBin+" agent-hook claude")
 	require.Equal(t, 0, code)
-	var ans struct{ HookSpecificOutput struct{ PermissionDecisionReason string } }
+	var ans struct {
+		HookSpecificOutput struct{ PermissionDecisionReason string }
+	}
 	require.NoError(t, json.Unmarshal([]byte(out), &ans))
 	reason := ans.HookSpecificOutput.PermissionDecisionReason
 	assert.True(t, strings.HasPrefix(reason, strings.TrimRight(checkErr, "\n")), "hook:\n%s\ncheck:\n%s", reason, checkErr)
