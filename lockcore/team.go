@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // TeamSection names one of the four sections of a team lock.
@@ -106,6 +107,7 @@ func (b Bundle) Active() bool { return b.State != StateWaiting }
 // PresenceEntry is one line of the presence log.
 type PresenceEntry struct {
 	LoopID, Agent, Role, Task, Start string
+	line                             int // index in the file, for edits that keep other lines as written
 }
 
 // TeamMessage is one line of the messages section.
@@ -139,6 +141,10 @@ type TeamLock struct {
 	// (dirty[s]).
 	pending [4][]string
 	dirty   [4]bool
+	// whole[s] says pending[s] is the section's entire new body (presence and
+	// messages are edited line by line, keeping other lines as written), not just
+	// its entries.
+	whole [4]bool
 }
 
 // TeamFormatError is a team lock whose content cannot be read unambiguously. Updates
@@ -176,7 +182,8 @@ var (
 
 // Limits on what a team lock line may hold.
 const (
-	MaxTeamText    = 512
+	MaxTeamRole    = 256
+	MaxTeamTask    = 1024
 	MaxTeamMessage = 4096
 	MaxTeamPath    = 1024
 )
@@ -282,9 +289,9 @@ func hasControl(s string) bool {
 }
 
 // validateText checks a free text (role, task, loop id, message): stripped, not empty,
-// no control characters, at most max bytes; pipes are refused where they would split
-// a presence line.
-func validateText(what, s string, max int, noPipe bool) (string, error) {
+// no control characters, at most max bytes, none of the forbidden characters (those
+// that would split or confuse a line of the file).
+func validateText(what, s string, max int, forbidden string) (string, error) {
 	t := strings.TrimSpace(s)
 	switch {
 	case t == "":
@@ -293,8 +300,8 @@ func validateText(what, s string, max int, noPipe bool) (string, error) {
 		return "", inputErr("%s is longer than %d bytes", what, max)
 	case hasControl(t):
 		return "", inputErr("%s contains control characters", what)
-	case noPipe && strings.ContainsAny(t, "|[]"):
-		return "", inputErr("%s may not contain | [ ]", what)
+	case forbidden != "" && strings.ContainsAny(t, forbidden):
+		return "", inputErr("%s may not contain any of %s", what, strings.Join(strings.Split(forbidden, ""), " "))
 	}
 	return t, nil
 }
@@ -350,13 +357,16 @@ func ParseTeamLock(path string, data []byte, strictMigration bool) (*TeamLock, e
 	if strings.ContainsRune(text, 0) {
 		return nil, fail(0, "the file contains NUL bytes")
 	}
-	text = strings.ToValidUTF8(text, "\uFFFD")
+	if !utf8.ValidString(text) {
+		// Rewriting would replace bytes of other agents' lines.
+		return nil, fail(0, "the file is not valid UTF-8")
+	}
 	t.lines = splitLines(text)
 
 	var at [4][]int
 	for i, line := range t.lines {
 		for s, m := range teamSectionMarkers {
-			if strings.TrimRight(line, " \t") == m {
+			if strings.TrimSpace(line) == m {
 				at[s] = append(at[s], i)
 			}
 		}
@@ -390,7 +400,7 @@ func ParseTeamLock(path string, data []byte, strictMigration bool) (*TeamLock, e
 		}
 		t.body[s] = [2]int{start, end}
 	}
-	if err := t.parseHeader(blockStart(t.lines, 0, at[0][0]), fail); err != nil {
+	if err := t.parseHeader(at[0][0], fail); err != nil {
 		return nil, err
 	}
 	return t, t.parseSections(fail)
@@ -446,15 +456,17 @@ func (t *TeamLock) parseMarkerless(strict bool, fail func(int, string, ...any) e
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
-		k, v, ok := strings.Cut(s, ":")
-		k = strings.TrimSpace(k)
-		if !ok || !headerKeyRE.MatchString(k) || !migrationKeys[k] {
-			return nil, fail(i+1, "unknown line %q in a team lock without section markers", s)
+		k, v, problem := headerLine(s)
+		if problem == "" && !migrationKeys[k] {
+			problem = fmt.Sprintf("unknown line %q (header key %s) in a team lock without section markers", s, k)
+		}
+		if problem != "" {
+			return nil, fail(i+1, "%s", problem)
 		}
 		if _, dup := t.Header[k]; dup {
 			return nil, fail(i+1, "header key %q appears twice", k)
 		}
-		t.Header[k] = strings.TrimSpace(v)
+		t.Header[k] = v
 	}
 	return t, t.checkHeader(fail)
 }
@@ -465,17 +477,30 @@ func (t *TeamLock) parseHeader(end int, fail func(int, string, ...any) error) er
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
-		k, v, ok := strings.Cut(s, ":")
-		k = strings.ToLower(strings.TrimSpace(k))
-		if !ok || k == "" {
-			return fail(i+1, "unknown line %q in the header", s)
+		k, v, err := headerLine(s)
+		if err != "" {
+			return fail(i+1, "%s", err)
 		}
 		if _, dup := t.Header[k]; dup {
 			return fail(i+1, "header key %q appears twice", k)
 		}
-		t.Header[k] = strings.TrimSpace(v)
+		t.Header[k] = v
 	}
 	return t.checkHeader(fail)
+}
+
+// headerLine splits a header line `key: value`; keys are lower case as guard and the
+// reference write them, values may hold no control characters.
+func headerLine(s string) (key, value, problem string) {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok || !headerKeyRE.MatchString(k) {
+		return "", "", fmt.Sprintf("unknown line %q outside the sections", s)
+	}
+	v = strings.TrimSpace(v)
+	if hasControl(v) {
+		return "", "", fmt.Sprintf("header key %q has control characters", k)
+	}
+	return k, v, ""
 }
 
 func (t *TeamLock) checkHeader(fail func(int, string, ...any) error) error {
@@ -511,6 +536,7 @@ func (t *TeamLock) parseSections(fail func(int, string, ...any) error) error {
 		if !ok {
 			return fail(i+1, "damaged presence line %q", strings.TrimSpace(t.lines[i]))
 		}
+		e.line = i
 		t.Presence = append(t.Presence, e)
 	}
 	for _, sec := range []TeamSection{SectionFileClaims, SectionToolClaims} {
@@ -543,7 +569,7 @@ func parsePresence(line string) (PresenceEntry, bool) {
 	}
 	loop := strings.Trim(parts[0], "[] ")
 	agent, ok := bracketed(parts[1])
-	if !ok || loop == "" || ValidateAgent(agent) != nil {
+	if !ok || loop == "" || ValidateAgent(agent) != nil || strings.ContainsFunc(parts[4], unicode.IsSpace) {
 		return PresenceEntry{}, false
 	}
 	return PresenceEntry{LoopID: loop, Agent: agent, Role: parts[2], Task: parts[3], Start: parts[4]}, true
@@ -687,33 +713,17 @@ func normalizeResources(sec TeamSection, dir string, in []string) ([]string, err
 	return out, nil
 }
 
-// render returns the file's text with each section's entries replaced by the given
-// lines (nil keeps a section as it is).
-func (t *TeamLock) render(replace [4][]string, changed [4]bool) string {
-	var out []string
-	if t.Migrated {
-		out = append(out, splitLines(strings.TrimRight(strings.Join(t.lines, "\n"), " \t\n"))...)
-		out = append(out, splitLines(TeamSectionsTemplate())...)
-		// Re-parse positions against the new text: sections start empty.
-		tl := &TeamLock{Path: t.Path, Dir: t.Dir, lines: out}
-		at := 0
-		for s := 0; s < 4; s++ {
-			for at < len(out) && strings.TrimSpace(out[at]) != teamSectionMarkers[s] {
-				at++
-			}
-			end := len(out)
-			if s < 3 {
-				next := at + 1
-				for next < len(out) && strings.TrimSpace(out[next]) != teamSectionMarkers[s+1] {
-					next++
-				}
-				end = blockStart(out, at+1, next)
-			}
-			tl.body[s] = [2]int{at + 1, end}
-		}
-		return tl.renderLines(replace, changed)
-	}
-	return t.renderLines(replace, changed)
+// render returns the file's text with the changed sections (dirty) replaced by
+// pending: the new entries, put where the old ones stood, or (whole) the new body.
+func (t *TeamLock) render() string {
+	return t.renderLines(t.pending, t.dirty)
+}
+
+// migrate returns the sectioned form of a file without markers: its content, a blank
+// line and the four empty sections.
+func (t *TeamLock) migrate() (*TeamLock, error) {
+	text := strings.TrimRight(strings.Join(t.lines, "\n"), "\n") + "\n" + TeamSectionsTemplate()
+	return ParseTeamLock(t.Path, []byte(text), true)
 }
 
 func (t *TeamLock) renderLines(replace [4][]string, changed [4]bool) string {
@@ -722,9 +732,12 @@ func (t *TeamLock) renderLines(replace [4][]string, changed [4]bool) string {
 	for s := 0; s < 4; s++ {
 		start, end := t.body[s][0], t.body[s][1]
 		out = append(out, t.lines[pos:start]...)
-		if !changed[s] {
+		switch {
+		case !changed[s]:
 			out = append(out, t.lines[start:end]...)
-		} else {
+		case t.whole[s]:
+			out = append(out, replace[s]...)
+		default:
 			out = append(out, spliceSection(t.lines[start:end], replace[s])...)
 		}
 		pos = end

@@ -477,17 +477,20 @@ func FuzzParseTeamLock(f *testing.F) {
 				require.ErrorAs(t, err, &fe)
 				continue
 			}
-			if tl.Migrated && !strict {
-				// The lenient read of a marker-less file checks no header; a migration
-				// (strict) does.
-				continue
+			if tl.Migrated {
+				if !strict {
+					// The lenient read of a marker-less file checks no header; a
+					// migration (strict) does.
+					continue
+				}
+				tl, err = tl.migrate()
+				require.NoError(t, err, "a file that passes the strict check migrates")
 			}
 			// A parsed file re-renders; claims re-rendered from the parse parse again to
 			// the same claims.
 			tl.markBundles(SectionFileClaims)
 			tl.markBundles(SectionToolClaims)
-			tl.markPresence()
-			out := tl.render(tl.pending, tl.dirty)
+			out := tl.render()
 			again, err := ParseTeamLock(path, []byte(out), true)
 			require.NoError(t, err, "re-rendered file must parse:\n%s", out)
 			assert.Equal(t, len(tl.FileClaims), len(again.FileClaims))
@@ -510,4 +513,35 @@ func TestTeamCheckoutOfAStrangerKeepsTheLock(t *testing.T) {
 	assert.False(t, res.Deleted)
 	assert.False(t, res.Changed)
 	assert.Equal(t, before, readTeam(t, p), "an agent that was never checked in removes nothing")
+}
+
+func TestTeamPresenceAndMessageEditsKeepOtherLinesAsWritten(t *testing.T) {
+	body := teamHeader + TeamSectionsTemplate()
+	body = strings.Replace(body, "# PRESENCE:\n", "# PRESENCE:\n# [loop-001] | [agent-name] | role | task | start\nloop-7 | agent-9 |  lead | plan [v2] | 2026-01-01T00:00:00+01:00\n[loop-01] | [agent-1] | old | old | 2026-01-01T00:00:00+01:00\n", 1)
+	body += "[2026-01-01T00:00:00+01:00] [agent-9]: hello\n# a comment after the messages\n\n"
+	p := writeTeam(t, body)
+	_, err := UpdateTeamLock(p, teamNow, TeamOp{Action: TeamCheckin, Agent: "agent-1", Role: "writer", Task: "docs [part 2]"}, TeamUpdateOptions{})
+	require.NoError(t, err)
+	_, err = UpdateTeamLock(p, teamNow, TeamOp{Action: TeamPostMessage, Agent: "agent-1", Text: "bye"}, TeamUpdateOptions{})
+	require.NoError(t, err)
+	got := readTeam(t, p)
+	assert.Contains(t, got, "# PRESENCE:\n# [loop-001] | [agent-name] | role | task | start\nloop-7 | agent-9 |  lead | plan [v2] | 2026-01-01T00:00:00+01:00\n[loop-01] | [agent-1] | writer | docs [part 2] | 2026-09-20T10:00:00+02:00\n\n# ====")
+	assert.True(t, strings.HasSuffix(got, "[2026-01-01T00:00:00+01:00] [agent-9]: hello\n# a comment after the messages\n[2026-09-20T10:00:00+02:00] [agent-1]: bye\n"), got)
+}
+
+func TestTeamRefusesHeadersAndBytesItCannotKeep(t *testing.T) {
+	full := teamHeader + TeamSectionsTemplate()
+	for name, body := range map[string]string{
+		"an upper-case header key":  "Owner: x\n" + strings.Replace(full, "owner: lead\n", "", 1),
+		"a file that is not UTF-8":  strings.Replace(full, "scope: project", "scope: \xff", 1),
+		"a header value with a NUL": strings.Replace(full, "scope: project", "scope: a\x00b", 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := writeTeam(t, body)
+			_, err := teamClaim(p, "agent-1", false, "src")
+			var fe *TeamFormatError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, body, readTeam(t, p))
+		})
+	}
 }

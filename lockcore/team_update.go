@@ -142,6 +142,12 @@ func UpdateTeamLock(path string, now time.Time, op TeamOp, opts TeamUpdateOption
 	if err != nil {
 		return res, err
 	}
+	migrated := t.Migrated
+	if migrated {
+		if t, err = t.migrate(); err != nil {
+			return res, err
+		}
+	}
 	changed, err := t.apply(op, now, &res)
 	if err != nil {
 		return res, err
@@ -157,10 +163,10 @@ func UpdateTeamLock(path string, now time.Time, op TeamOp, opts TeamUpdateOption
 		res.Message += "; presence log empty, team lock removed"
 		return res, nil
 	}
-	if !changed && !t.Migrated {
+	if !changed && !migrated {
 		return res, nil
 	}
-	out := t.render(t.pending, t.dirty)
+	out := t.render()
 	if out == string(data) {
 		return res, nil
 	}
@@ -190,13 +196,13 @@ func (op *TeamOp) validate(dir string) error {
 		if op.LoopID == "" {
 			op.LoopID = "loop-01"
 		}
-		if op.LoopID, err = validateText("loop id", op.LoopID, 64, true); err != nil {
+		if op.LoopID, err = validateText("loop id", op.LoopID, 128, "|[]"); err != nil {
 			return err
 		}
-		if op.Role, err = validateText("role", op.Role, MaxTeamText, true); err != nil {
+		if op.Role, err = validateText("role", op.Role, MaxTeamRole, "|"); err != nil {
 			return err
 		}
-		if op.Task, err = validateText("task", op.Task, MaxTeamText, true); err != nil {
+		if op.Task, err = validateText("task", op.Task, MaxTeamTask, "|"); err != nil {
 			return err
 		}
 	case TeamCheckout:
@@ -211,7 +217,7 @@ func (op *TeamOp) validate(dir string) error {
 			return err
 		}
 	case TeamPostMessage:
-		if op.Text, err = validateText("message", op.Text, MaxTeamMessage, false); err != nil {
+		if op.Text, err = validateText("message", op.Text, MaxTeamMessage, ""); err != nil {
 			return err
 		}
 	default:
@@ -226,18 +232,12 @@ func (t *TeamLock) apply(op TeamOp, now time.Time, res *TeamResult) (bool, error
 	switch op.Action {
 	case TeamCheckin:
 		e := PresenceEntry{LoopID: op.LoopID, Agent: op.Agent, Role: op.Role, Task: op.Task, Start: now.Format(TeamTimeFormat)}
-		t.Presence = slices.DeleteFunc(t.Presence, func(p PresenceEntry) bool { return sameAgent(p.Agent, op.Agent) })
+		t.dropPresence(op.Agent, formatPresence(e))
 		t.Presence = append(t.Presence, e)
-		t.markPresence()
 		res.Message = fmt.Sprintf("%s checked in", op.Agent)
 		return true, nil
 	case TeamCheckout:
-		n := len(t.Presence)
-		t.Presence = slices.DeleteFunc(t.Presence, func(p PresenceEntry) bool { return sameAgent(p.Agent, op.Agent) })
-		changed := n != len(t.Presence)
-		if changed {
-			t.markPresence()
-		}
+		changed := t.dropPresence(op.Agent, "")
 		for _, sec := range []TeamSection{SectionFileClaims, SectionToolClaims} {
 			if t.releaseAll(sec, op.Agent, res) {
 				changed = true
@@ -255,11 +255,7 @@ func (t *TeamLock) apply(op TeamOp, now time.Time, res *TeamResult) (bool, error
 	case TeamPostMessage:
 		line := fmt.Sprintf("[%s] [%s]: %s", now.Format(TeamTimeFormat), op.Agent, op.Text)
 		t.Messages = append(t.Messages, TeamMessage{Time: now.Format(TeamTimeFormat), Agent: op.Agent, Text: op.Text, Raw: line})
-		raws := make([]string, len(t.Messages))
-		for i, m := range t.Messages {
-			raws[i] = m.Raw
-		}
-		t.setPending(SectionMessages, raws)
+		t.editBody(SectionMessages, nil, line)
 		res.Message = "message added"
 		return true, nil
 	}
@@ -276,12 +272,43 @@ func (t *TeamLock) setPending(s TeamSection, lines []string) {
 	t.dirty[s] = true
 }
 
-func (t *TeamLock) markPresence() {
-	lines := make([]string, len(t.Presence))
-	for i, p := range t.Presence {
-		lines[i] = formatPresence(p)
+// dropPresence removes the agent's presence lines (keeping every other line as
+// written) and, when add is not empty, appends add at the end of the section before
+// its trailing blank lines. It reports whether a line was removed.
+func (t *TeamLock) dropPresence(agent, add string) bool {
+	drop := map[int]bool{}
+	kept := t.Presence[:0]
+	for _, p := range t.Presence {
+		if sameAgent(p.Agent, agent) {
+			drop[p.line] = true
+			continue
+		}
+		kept = append(kept, p)
 	}
-	t.setPending(SectionPresence, lines)
+	t.Presence = kept
+	if len(drop) > 0 || add != "" {
+		t.editBody(SectionPresence, drop, add)
+	}
+	return len(drop) > 0
+}
+
+// editBody rewrites a section's body line by line: lines whose index is in drop go,
+// add (when not empty) goes at the end, before the trailing blank lines.
+func (t *TeamLock) editBody(s TeamSection, drop map[int]bool, add string) {
+	var body []string
+	for i := t.body[s][0]; i < t.body[s][1]; i++ {
+		if !drop[i] {
+			body = append(body, t.lines[i])
+		}
+	}
+	if add != "" {
+		at := len(body)
+		for at > 0 && strings.TrimSpace(body[at-1]) == "" {
+			at--
+		}
+		body = slices.Insert(body, at, add)
+	}
+	t.pending[s], t.dirty[s], t.whole[s] = body, true, true
 }
 
 func (t *TeamLock) bundles(sec TeamSection) *[]Bundle {
