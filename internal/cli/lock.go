@@ -204,7 +204,7 @@ func lockRefusal(err error) error {
 	var ce *lockcore.ConflictError
 	switch {
 	case errors.As(err, &ce):
-		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  wait until it expires or is released, ask its owner, or replace it deliberately with guard lock --force / guard unlock --force", err)
+		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  wait until it expires or is released, ask its owner, or remove it deliberately: guard unlock --force %s", err, ce.Lock.Path)
 	case errors.Is(err, lockcore.ErrInvalid):
 		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
 	case errors.Is(err, lockcore.ErrNotRegular):
