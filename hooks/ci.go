@@ -89,6 +89,10 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 	g.Dir = repo.Top
 	rng, err := ResolveCIRange(ctx, g, env, opts.Base, opts.Head)
 	if err != nil {
+		if format == CIFormatGitHub {
+			// Shown on the run's page, not only in the log.
+			fmt.Fprintf(env.Stdout, "::error title=%s::%s\n", escapeProperty("guard ci"), escapeData(err.Error()))
+		}
 		return err
 	}
 	changed, err := ChangedPaths(ctx, g, rng.Base, rng.Head)
@@ -241,6 +245,7 @@ func ResolveCIRange(ctx context.Context, g Git, env *guard.Env, base, head strin
 	// fromRef makes ref the base through its merge base with head.
 	fromRef := func(ref, source string) (CIRange, error) {
 		sha, err := commitOf(ctx, g, ref)
+		ref = strings.TrimPrefix(ref, "refs/remotes/")
 		if err != nil {
 			if shallow {
 				return CIRange{}, shallowError("the base " + ref)

@@ -419,3 +419,56 @@ func TestVerdict(t *testing.T) {
 		})
 	}
 }
+
+func TestAuditShowsProgressOnATerminalForManyRepositories(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		tty, json bool
+		repos     int
+		want      bool
+	}{
+		{"a terminal listing many repositories gets a progress line", true, false, 60, true},
+		{"a terminal listing a few repositories gets none", true, false, 10, false},
+		{"a pipe gets none", false, false, 60, false},
+		{"JSON output gets none", true, true, 60, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := newFakeGitHub(t, "/api/v3/")
+			gh.pageSize = 25
+			gh.users["acme"] = "Organization"
+			for i := range tc.repos {
+				gh.repos["acme"] = append(gh.repos["acme"], fakeRepo{"r" + strconv.Itoa(i), "public"})
+			}
+			env, out, errb := testEnv(t.TempDir(), nil)
+			env.StdoutTTY = tc.tty
+			err := RunAudit(context.Background(), AuditOptions{Env: env, Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: tc.json})
+			require.NoError(t, err, errb.String())
+			if tc.want {
+				assert.Contains(t, errb.String(), "\rlisting repositories of acme: 50\rlisting repositories of acme: 60\r\033[K")
+			} else {
+				assert.NotContains(t, errb.String(), "listing repositories")
+			}
+			assert.Equal(t, tc.repos, strings.Count(out.String(), "not-cloned"), "every page is listed")
+		})
+	}
+}
+
+func FuzzVisibilityCache(f *testing.F) {
+	f.Add([]byte(`{"entries": {"github.com/a/b": {"visibility": "public", "checked_at": "2026-01-01T00:00:00Z"}}}`))
+	f.Add([]byte(`{"entries": null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "visibility.json")
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		now := time.Date(2026, 1, 1, 0, 30, 0, 0, time.UTC)
+		vis, ok := readVisibilityCache(p, "github.com/a/b", now)
+		if ok && vis == "" {
+			t.Fatalf("a cache hit without a visibility")
+		}
+		writeVisibilityCache(p, "github.com/a/b", VisibilityPrivate, now)
+		vis, ok = readVisibilityCache(p, "github.com/a/b", now)
+		if !ok || vis != VisibilityPrivate {
+			t.Fatalf("written answer not read back: %q %v", vis, ok)
+		}
+	})
+}
