@@ -229,6 +229,8 @@ func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error
 			return "", guard.Exitf(guard.ExitUsage, "%s: %s is not a lock file", cmd, p)
 		}
 		return p, nil
+	} else if err != nil && lockcore.IsLockName(filepath.Base(p)) {
+		return p, nil // a lock file that is not there: ErrNoLock names it
 	}
 	kind, err := n.kind()
 	if err != nil {
