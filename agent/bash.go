@@ -265,6 +265,8 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 				break
 			}
 		}
+	case "find":
+		a.find(args, cwd, text)
 	case "eval", "source", ".", "xargs":
 		a.note(quoteCmd(text) + " runs commands guard cannot read in advance")
 	}
@@ -376,7 +378,11 @@ func (a *analyzer) git(args []shellWord, cwd, text string) {
 	case "checkout", "restore", "reset", "clean", "stash", "switch", "merge", "rebase", "pull",
 		"apply", "am", "cherry-pick", "revert":
 		// These rewrite files of the working tree; with explicit paths after -- only
-		// those, otherwise the tree the command runs in.
+		// those, otherwise the tree the command runs in. Forms that only touch the
+		// index, refs or nothing at all are left alone.
+		if !gitTouchesTree(sub, rest) {
+			return
+		}
 		if i := indexWord(rest, "--"); i >= 0 && i+1 < len(rest) {
 			for _, w := range rest[i+1:] {
 				a.deepTarget(w, cwd, text)
@@ -394,6 +400,74 @@ func (a *analyzer) deepTarget(w shellWord, cwd, text string) {
 	a.target(w, cwd, OpEdit, text)
 	for i := n; i < len(a.out.Effects); i++ {
 		a.out.Effects[i].Descend = true
+	}
+}
+
+// gitTouchesTree reports whether a working-tree command (checkout, reset, ...) with
+// these arguments may change files, rather than only the index, a ref or nothing.
+func gitTouchesTree(sub string, args []shellWord) bool {
+	has := func(flags ...string) bool {
+		for _, w := range args {
+			for _, f := range flags {
+				if w.Text == f {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	positional := 0
+	for _, w := range args {
+		if !strings.HasPrefix(w.Text, "-") {
+			positional++
+		}
+	}
+	switch sub {
+	case "checkout":
+		// checkout -b NAME (no start point) creates a branch at HEAD: no file changes.
+		return !(has("-b", "-B", "--orphan") && positional <= 1)
+	case "switch":
+		return !(has("-c", "-C", "--create", "--force-create") && positional <= 1)
+	case "reset":
+		return has("--hard", "--merge", "--keep")
+	case "restore":
+		return !has("--staged", "-S") || has("--worktree", "-W")
+	case "clean":
+		for _, w := range args {
+			if w.Text == "--dry-run" || (strings.HasPrefix(w.Text, "-") && !strings.HasPrefix(w.Text, "--") && strings.Contains(w.Text, "n")) {
+				return false
+			}
+		}
+		return true
+	case "stash":
+		return !(len(args) > 0 && (args[0].Text == "list" || args[0].Text == "show" || args[0].Text == "create"))
+	}
+	return true
+}
+
+// find reads `find ROOT... EXPR`: -delete removes files below the roots; -exec and
+// its kin run commands guard does not read.
+func (a *analyzer) find(args []shellWord, cwd, text string) {
+	var roots []shellWord
+	i := 0
+	for i < len(args) && !strings.HasPrefix(args[i].Text, "-") && args[i].Text != "(" && args[i].Text != "!" {
+		roots = append(roots, args[i])
+		i++
+	}
+	if len(roots) == 0 {
+		roots = []shellWord{{Text: ".", GlobAt: -1}}
+	}
+	for _, w := range args[i:] {
+		switch w.Text {
+		case "-delete":
+			for _, r := range roots {
+				a.deepTarget(r, cwd, text)
+			}
+			return
+		case "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls":
+			a.note(quoteCmd(text) + " runs commands or writes files guard cannot read in advance")
+			return
+		}
 	}
 }
 
