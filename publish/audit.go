@@ -278,41 +278,50 @@ func MarkersAt(dir string) []string {
 	return out
 }
 
-// auditRoots resolves where to look for clones: ROOT arguments, else --roots-file,
-// else roots_file of .guard.toml, else the current directory.
+// auditRoots resolves where to look for clones the way scan does: the roots file is
+// --roots-file, else roots_file of .guard.toml (relative to that file); ROOT
+// arguments replace its roots but keep its depths and skip_dirs; without either, the
+// current directory at the default depth.
 func auditRoots(env *guard.Env, opts AuditOptions, cfg *guard.Config) ([]CloneRoot, []string, error) {
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return filepath.Clean(p)
-		}
-		return filepath.Join(env.Dir, p)
+	home := env.Env("HOME")
+	if home == "" {
+		home = env.Env("USERPROFILE")
 	}
-	if len(opts.Roots) > 0 {
-		var out []CloneRoot
-		for _, r := range opts.Roots {
-			out = append(out, CloneRoot{Path: abs(r), MaxDepth: DefaultCloneDepth})
-		}
-		return out, nil, nil
-	}
+	exp := lockcore.Expander{Getenv: env.Getenv, Home: home}
 	file := opts.RootsFile
-	if file == "" && cfg.RootsFile != "" {
-		file = cfg.RootsFile
-		if !filepath.IsAbs(file) && cfg.Dir != "" {
-			file = filepath.Join(cfg.Dir, file)
+	if file != "" {
+		file = absUnder(env.Dir, exp.Expand(file))
+	} else if len(opts.Roots) == 0 && cfg.RootsFile != "" {
+		file = absUnder(cfg.Dir, exp.Expand(cfg.RootsFile))
+	}
+	rc := lockcore.DefaultRootsConfig()
+	if file != "" {
+		var err error
+		if rc, err = lockcore.LoadRootsConfig(file, exp); err != nil {
+			return nil, nil, err
 		}
 	}
-	if file == "" {
-		return []CloneRoot{{Path: env.Dir, MaxDepth: DefaultCloneDepth}}, nil, nil
-	}
-	rc, err := lockcore.LoadRootsConfig(abs(file), lockcore.Expander{Getenv: env.Getenv, Home: env.Env("HOME")})
-	if err != nil {
-		return nil, nil, err
+	switch {
+	case len(opts.Roots) > 0:
+		rc.Roots = nil
+		for _, r := range opts.Roots {
+			rc.Roots = append(rc.Roots, lockcore.Root{Path: r})
+		}
+	case file == "":
+		rc.Roots = []lockcore.Root{{Path: env.Dir}}
 	}
 	var out []CloneRoot
-	for _, r := range rc.Roots {
-		out = append(out, CloneRoot{Path: abs(r.Path), MaxDepth: rc.DepthOf(r)})
+	for _, r := range rc.ScanRoots(env.Dir) {
+		out = append(out, CloneRoot{Path: r.Path, MaxDepth: r.MaxDepth})
 	}
 	return out, rc.SkipDirs, nil
+}
+
+func absUnder(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
 }
 
 // writeAuditTable prints the report as an aligned table.

@@ -18,10 +18,6 @@ type CloneRoot struct {
 	MaxDepth int
 }
 
-// DefaultCloneDepth is how deep below a root the audit looks for clones when the
-// roots file says nothing (lock_roots.json's default_max_depth).
-const DefaultCloneDepth = 4
-
 // defaultSkipDirs are never searched: they hold dependencies and build output, not
 // clones of one's own repositories.
 var defaultSkipDirs = []string{"node_modules", ".venv", "venv", "__pycache__", ".tox", "vendor", "build", "dist", "target", ".cache"}
