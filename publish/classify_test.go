@@ -228,6 +228,9 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		pub("a gh alias mentioning --public is read as making something public", "gh mkpub --public", vis),
 		none("gh pr create publishes nothing", "gh pr create --fill"),
 		none("gh issue create about public things publishes nothing", "gh issue create --title public --body x"),
+		pub("curl PATCHing GitHub's API to public makes a repository public", `curl -X PATCH -H 'Authorization: token x' https://api.github.com/repos/o/r -d '{"private":false}'`, vis),
+		pub("curl to GitHub's GraphQL with visibility PUBLIC makes a repository public", `curl https://api.github.com/graphql -d '{"query":"mutation{updateRepository(input:{visibility:PUBLIC})}"}'`, vis),
+		unknown("curl elsewhere is unknown", "curl -X POST https://example.com/upload -d private=false"),
 		// git
 		pubIn("git -C follows the folder and publishes nothing", "git -C sub push", "", "sub"),
 		// unknown

@@ -80,6 +80,13 @@ func classifyBuiltin(words []string, dir string) Classification {
 		return c
 	case "git":
 		return classifyGit(rest, dir)
+	case "curl", "wget", "http", "https", "xh":
+		// HTTP clients are not known publishers, but a call to GitHub's API that
+		// makes a repository public is recognised, as gh api's is.
+		if c := ghAPI(newArgs(rest), nil, dir); c.Op == OpVisibilityPublic && mentionsGitHubAPI(rest) {
+			c.Words, c.Why = []string{prog}, prog+": "+c.Why
+			return c
+		}
 	}
 	return Classification{Known: false, ProjectDir: dir, Why: fmt.Sprintf("guard does not know whether %q publishes anything", prog), Words: commandWords(words)}
 }
@@ -525,4 +532,14 @@ func classifyGit(rest []string, dir string) Classification {
 		}
 	}
 	return nothing(dir, "git without a subcommand publishes nothing", "git")
+}
+
+// mentionsGitHubAPI reports a GitHub API URL (github.com's or an Enterprise /api/v3).
+func mentionsGitHubAPI(words []string) bool {
+	for _, w := range words {
+		if lw := strings.ToLower(w); strings.Contains(lw, "api.github.com") || strings.Contains(lw, "/api/v3/") || strings.Contains(lw, "/api/graphql") {
+			return true
+		}
+	}
+	return false
 }

@@ -97,6 +97,14 @@ func RunPublish(opts PublishOptions) error {
 			c.Op, c.ProjectDir, last.Command, last.Marker, detail, cmdline)
 		return guard.Silent(guard.ExitRefused)
 	}
+	// A Ctrl-C or kill that arrived while the checks ran means "stop": guard kept
+	// running only to forward signals to the command, which has not started.
+	select {
+	case s := <-opts.Signals:
+		fmt.Fprintf(env.Stderr, "guard: %v received before %s started; it was not run.\n", s, cmdline)
+		return guard.Silent(128 + signalNumber(s))
+	default:
+	}
 	code, err := runWrapped(opts)
 	if err != nil {
 		return err
@@ -195,6 +203,14 @@ func exitStatus(ps *os.ProcessState) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
+}
+
+// signalNumber is s's number (SIGTERM's for a signal that has none).
+func signalNumber(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return int(n)
+	}
+	return int(syscall.SIGTERM)
 }
 
 func exitWith(code int) error {

@@ -332,3 +332,13 @@ func TestPublishWithoutACommandIsAUsageError(t *testing.T) {
 	assert.Equal(t, 2, w.publish(PublishOptions{}, "npm", "publish"), "npm is not on PATH")
 	assert.Contains(t, w.stderr.String(), "npm: executable not found in PATH")
 }
+
+func TestPublishSignalDuringTheChecksStopsBeforeTheCommand(t *testing.T) {
+	w := newWorld(t)
+	w.write("PUBLIC.txt", "check: echo check >> \"$RECORD\"\n")
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGINT // as if Ctrl-C came while the checks ran
+	assert.Equal(t, 130, w.publish(PublishOptions{Signals: sigs}, "npm", "publish"))
+	assert.Equal(t, []string{"check"}, w.ran(), "npm never started")
+	assert.Contains(t, w.stderr.String(), "interrupt received before npm publish started; it was not run.")
+}
