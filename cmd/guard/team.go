@@ -38,11 +38,12 @@ that cannot be read unambiguously (nothing written); 2: bad input.`,
 	pf.StringVar(&o.Host, "host", "", "this host, to find its team lock (default GUARD_HOST, .guard.toml host, hostname)")
 	pf.BoolVar(&o.JSON, "json", false, "print the result as JSON on stdout")
 
-	sub := func(action, short string, flags func(*cobra.Command)) *cobra.Command {
+	sub := func(action, short string, flags func(*cobra.Command), aliases ...string) *cobra.Command {
 		c := &cobra.Command{
-			Use:   action + " [DIR]",
-			Short: short,
-			Args:  usageArgs(cobra.MaximumNArgs(1)),
+			Use:     action + " [DIR]",
+			Short:   short,
+			Aliases: aliases,
+			Args:    usageArgs(cobra.MaximumNArgs(1)),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				o.Action = action
 				if len(args) == 1 {
@@ -72,14 +73,27 @@ that cannot be read unambiguously (nothing written); 2: bad input.`,
 			f.StringVar(&o.Role, "role", "", "the agent's role (required)")
 			f.StringVar(&o.Task, "task", "", "the agent's main task (required)")
 			f.StringVar(&o.LoopID, "loop-id", "loop-01", "the agent's loop id")
-		}),
+		}, "claim-presence"),
 		sub("checkout", "Remove this agent's presence and claims; delete the lock when nobody is left", nil),
-		sub("claim", "Claim a bundle of files/folders or tools (all or nothing)", claimFlags(true)),
-		sub("release", "Release files/folders or tools from this agent's claims; promote waiters", claimFlags(false)),
+		sub("claim", "Claim a bundle of files/folders or tools (all or nothing)", claimFlags(true), "claim-file"),
+		sub("release", "Release files/folders or tools from this agent's claims; promote waiters", claimFlags(false), "release-file"),
 		sub("show", "Print the team lock's sections", nil),
 		sub("message", "Append a message for the team", func(c *cobra.Command) {
 			c.Flags().StringVar(&o.Msg, "msg", "", "the message text (required)")
-		}),
+		}, "add-message"),
 	)
+	// The reference CLI's tool actions take the tool ids as --resource; these hidden
+	// spellings keep its scripts working (claim-file, claim-presence, add-message are
+	// aliases above).
+	for _, a := range []string{"claim", "release"} {
+		c := sub(a, "", claimFlags(a == "claim"))
+		c.Use, c.Hidden = a+"-tool [DIR]", true
+		run := c.RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			o.Tools, o.Resources = append(o.Tools, o.Resources...), nil
+			return run(cmd, args)
+		}
+		team.AddCommand(c)
+	}
 	return team
 }

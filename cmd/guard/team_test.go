@@ -43,6 +43,28 @@ func TestTeamCommandsEndToEnd(t *testing.T) {
 	assert.FileExists(t, lock+".guard")
 }
 
+func TestTeamAcceptsTheReferenceActionNames(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"GUARD_HOST=LAPTOP", "GUARD_OWNER=lead"}
+	_, errs, code := runGuard(t, dir, env, "lock", "--team", "LAPTOP")
+	require.Equal(t, 0, code, errs)
+	for _, args := range [][]string{
+		{"team", "claim-presence", dir, "--lock-name", "LOCK.team.LAPTOP.txt", "--agent", "agent-1", "--role", "r", "--task", "t"},
+		{"team", "claim-file", dir, "--lock-name", "LOCK.team.LAPTOP.txt", "--agent", "agent-1", "--resource", "src"},
+		{"team", "claim-tool", dir, "--lock-name", "LOCK.team.LAPTOP.txt", "--agent", "agent-1", "--resource", "MCP::FileCommander"},
+		{"team", "add-message", dir, "--lock-name", "LOCK.team.LAPTOP.txt", "--agent", "agent-1", "--msg", "hello"},
+	} {
+		_, errs, code := runGuard(t, dir, env, args...)
+		require.Equal(t, 0, code, "%v: %s", args, errs)
+	}
+	_, errs, code = runGuard(t, dir, env, "team", "claim-tool", dir, "--lock-name", "LOCK.team.LAPTOP.txt", "--agent", "agent-2", "--resource", "mcp::filecommander")
+	assert.Equal(t, 1, code, errs)
+	body, err := os.ReadFile(filepath.Join(dir, "LOCK.team.LAPTOP.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(body), "[agent-1] USING   order=000001 | mcp::filecommander\n")
+	assert.Contains(t, string(body), "[agent-1] EDITING  order=000001 | src\n")
+}
+
 func TestPermissionsCommandExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "LOCK.permissions.json"), []byte(
