@@ -105,7 +105,11 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 		sleep = sleepContext
 	}
 	progress := env.StdoutTTY && !opts.JSON
-	client, err := newAPIClient(apiURL, token, opts.HTTPClient, &rateWaiter{budget: opts.RateLimitWait, now: env.Clock.Now, sleep: sleep})
+	waiter := &rateWaiter{budget: opts.RateLimitWait, now: env.Clock.Now, sleep: sleep,
+		notify: func(d, budget time.Duration) {
+			fmt.Fprintf(env.Stderr, "guard: GitHub rate limit reached: waiting %s before retrying (at most %s in all)\n", d.Round(time.Second), budget.Round(time.Second))
+		}}
+	client, err := newAPIClient(apiURL, token, opts.HTTPClient, waiter)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
 	}

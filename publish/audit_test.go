@@ -271,6 +271,9 @@ func TestAuditWaitsOutRateLimits(t *testing.T) {
 				Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true, RateLimitWait: tc.budget})
 			assert.Equal(t, tc.wantCode, r.code, r.stderr)
 			assert.Equal(t, tc.wantSleeps, r.sleeps)
+			for _, d := range tc.wantSleeps {
+				assert.Contains(t, r.stderr, "guard: GitHub rate limit reached: waiting "+d.String()+" before retrying (at most "+tc.budget.String()+" in all)")
+			}
 			rep := decodeReport(t, r.stdout)
 			if tc.wantErr == "" {
 				assert.False(t, rep.Incomplete)
@@ -380,6 +383,31 @@ func TestAuditReadsTheRootsFile(t *testing.T) {
 		{"acme/a", "public", filepath.Join(top, "work", "x", "a"), "PUBLIC.txt", VerdictOK},
 		{"acme/b", "public", "", "", VerdictNotCloned},
 	}, rows(decodeReport(t, r.stdout)))
+}
+
+func TestAuditRootArgumentsKeepTheRootsFilesSkipDirs(t *testing.T) {
+	gh := newFakeGitHub(t, "/")
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{{"a", "public"}}
+	host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
+	top := t.TempDir()
+	gitClone(t, filepath.Join(top, "src", "attic", "a"), "https://"+host+"/acme/a", "PRIVATE.txt")
+	require.NoError(t, os.WriteFile(filepath.Join(top, "roots.json"), []byte(`{"roots": [], "skip_dirs": ["Attic"]}`), 0o644))
+	for _, tc := range []struct {
+		name      string
+		rootsFile string
+		want      string
+	}{
+		{"without the roots file the clone is found", "", VerdictViolation},
+		{"with it the skipped folder is not searched", "roots.json", VerdictNotCloned},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runAudit(t, top, nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), Roots: []string{"src"}, RootsFile: tc.rootsFile, JSON: true})
+			rep := decodeReport(t, r.stdout)
+			require.Len(t, rep.Repositories, 1, r.stderr)
+			assert.Equal(t, tc.want, rep.Repositories[0].Verdict)
+		})
+	}
 }
 
 func regexpQuote(s string) string {

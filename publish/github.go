@@ -184,6 +184,8 @@ type rateWaiter struct {
 	sleep  func(context.Context, time.Duration) error
 	// afterWait runs after each wait (apiClient starts a fresh client there).
 	afterWait func()
+	// notify, when set, is told before each wait.
+	notify func(wait, budget time.Duration)
 }
 
 // sleepContext waits for d or until ctx ends.
@@ -271,6 +273,9 @@ func (w *rateWaiter) do(ctx context.Context, call func() (*github.Response, erro
 		}
 		if w.spent+d > w.budget {
 			return resp, &RateLimitedError{Wait: d, Waited: w.spent, Err: err}
+		}
+		if w.notify != nil {
+			w.notify(d, w.budget)
 		}
 		if serr := w.sleep(ctx, d); serr != nil {
 			return resp, fmt.Errorf("waiting out the GitHub rate limit: %w", serr)
