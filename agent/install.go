@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
@@ -168,6 +169,21 @@ func runSettings(opts InstallOptions, add bool) error {
 			return guard.Exitf(guard.ExitUsage, "%s: %w", path, err)
 		}
 		data = reindent(data, detectIndent(old))
+		if res.Action == "removed" {
+			switch prev, err := os.ReadFile(path + BackupSuffix); {
+			case err == nil && sameJSON(prev, data):
+				// Nothing else changed since guard installed: put back the very bytes
+				// the file had before, formatting included.
+				data = prev
+			case err != nil && len(root.keys) == 0:
+				// guard created the file and its entry was all there was in it.
+				if err := os.Remove(path); err != nil {
+					return guard.Exitf(guard.ExitUsage, "%w", err)
+				}
+				_ = os.Remove(filepath.Dir(path)) // only if empty
+				return report(env, opts, res)
+			}
+		}
 		if exists {
 			backup := path + BackupSuffix
 			if err := writeFileAtomic(backup, old, fileMode(path)); err != nil {
@@ -182,6 +198,20 @@ func runSettings(opts InstallOptions, add bool) error {
 			return guard.Exitf(guard.ExitUsage, "%w", err)
 		}
 	}
+	return report(env, opts, res)
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
+	path := res.Settings
 	if opts.JSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetEscapeHTML(false)

@@ -190,9 +190,25 @@ func TestAgentInstallCreatesUserSettingsAndUninstallLeavesNoTrace(t *testing.T) 
 
 	env, _, _ = installEnv(t, t.TempDir(), home)
 	require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Gemini, User: true}))
-	data, err = os.ReadFile(settings)
+	assert.NoFileExists(t, settings, "guard created the file for its entry alone")
+	assert.NoDirExists(t, filepath.Join(home, ".gemini"))
+}
+
+func TestAgentUninstallRestoresTheOriginalBytes(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+	original := `{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}`
+	require.NoError(t, os.WriteFile(settings, []byte(original), 0o644))
+	env, _, _ := installEnv(t, dir, t.TempDir())
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+	installed, err := os.ReadFile(settings)
 	require.NoError(t, err)
-	assert.Equal(t, "{}\n", string(data))
+	assert.NotEqual(t, original, string(installed))
+	require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Claude}))
+	back, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Equal(t, original, string(back))
 }
 
 func TestAgentInstallRefusesWhatItCannotEdit(t *testing.T) {
