@@ -5,7 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"regexp"
+	"path"
+	"slices"
 	"strings"
 )
 
@@ -95,33 +96,47 @@ func IsGuardHook(content []byte) bool {
 	return false
 }
 
-var guardExeLine = regexp.MustCompile(`(?m)^guard_exe='((?:[^']|'\\'')*)'$`)
-
 // RecordedExecutable returns the guard path a hook file recorded at install.
 func RecordedExecutable(content []byte) (string, bool) {
-	m := guardExeLine.FindSubmatch(content)
-	if m == nil {
-		return "", false
+	for _, line := range strings.Split(string(content), "\n") {
+		q, ok := strings.CutPrefix(line, "guard_exe=")
+		if !ok || len(q) < 2 || q[0] != '\'' || q[len(q)-1] != '\'' {
+			continue
+		}
+		return strings.ReplaceAll(q[1:len(q)-1], `'\''`, "'"), true
 	}
-	return strings.ReplaceAll(string(m[1]), `'\''`, "'"), true
+	return "", false
 }
 
-var shellShebang = regexp.MustCompile(`^#!\s*(\S*/)?(env\s+)?(sh|bash|dash|ksh|zsh)(\s|$)`)
+// shells are the interpreters whose hooks can be sourced under the hook's own name.
+var shells = []string{"sh", "bash", "dash", "ksh", "zsh"}
 
 // shellInterpreter returns the interpreter line of a POSIX-shell hook ("/bin/sh",
 // "/usr/bin/env bash -e"), or "" for any other program. guard runs a kept shell hook by
 // sourcing it under the hook's own name ($0), because hook managers such as husky v9
 // find the user's script from $0's name; other programs are executed as they are.
-func shellInterpreter(path string) string {
-	f, err := os.Open(path)
+func shellInterpreter(file string) string {
+	f, err := os.Open(file)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
-	if !shellShebang.MatchString(line) {
+	interp, ok := strings.CutPrefix(line, "#!")
+	if !ok {
 		return ""
 	}
-	return strings.TrimSpace(strings.TrimPrefix(line, "#!"))
+	words := strings.Fields(interp)
+	if len(words) == 0 {
+		return ""
+	}
+	prog := path.Base(words[0])
+	if prog == "env" && len(words) > 1 {
+		prog = words[1]
+	}
+	if !slices.Contains(shells, prog) {
+		return ""
+	}
+	return strings.TrimSpace(interp)
 }
