@@ -220,6 +220,26 @@ func TestAuditSpeaksToEnterpriseUnderAPIV3(t *testing.T) {
 	}
 }
 
+func TestAuditDoesNotMistakeTheWebUIForTheAPI(t *testing.T) {
+	gh := newFakeGitHub(t, "/api/v3/")
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{{"a", "public"}}
+	api := gh.srv.Config.Handler
+	gh.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v3/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>Sign in to GitHub Enterprise</html>"))
+	})
+	r := runAudit(t, t.TempDir(), nil, AuditOptions{Owners: []string{"ghost", "acme"}, APIURL: gh.srv.URL, JSON: true})
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "owner ghost: no GitHub user or organisation named ghost (404 Not Found)")
+	assert.Equal(t, []row{{"acme/a", "public", "", "", VerdictNotCloned}}, rows(decodeReport(t, r.stdout)),
+		"after the web page answered, the API under /api/v3/ is still used")
+}
+
 func TestAuditWaitsOutRateLimits(t *testing.T) {
 	reset := strconv.FormatInt(pinned.Add(5*time.Second).Unix(), 10)
 	primary := func(code int) func(http.ResponseWriter) {

@@ -145,7 +145,7 @@ func (c *apiClient) do(ctx context.Context, call func(gh *github.Client) (*githu
 		return resp, err
 	}
 	resp2, err2 := c.wait.do(ctx, func() (*github.Response, error) { return call(alt) })
-	if statusCode(err2) == http.StatusNotFound {
+	if !apiAnswered(err2) {
 		return resp, err
 	}
 	c.gh, c.bases = alt, c.bases[1:]
@@ -290,6 +290,22 @@ func (w *rateWaiter) do(ctx context.Context, call func() (*github.Response, erro
 			w.spent += time.Millisecond
 		}
 	}
+}
+
+// apiAnswered reports whether a call reached a GitHub REST API: it succeeded, or
+// failed with GitHub's JSON error body (other than 404). A web page (a login
+// redirect, an HTML 404) is no API.
+func apiAnswered(err error) bool {
+	if err == nil {
+		return true
+	}
+	var rle *github.RateLimitError
+	var are *github.AbuseRateLimitError
+	if errors.As(err, &rle) || errors.As(err, &are) {
+		return true
+	}
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Message != "" && statusCode(err) != http.StatusNotFound
 }
 
 // statusCode returns the HTTP status of a go-github error (0 when there is none).
