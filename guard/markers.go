@@ -77,30 +77,63 @@ func (m *Markers) State() string {
 // name that exists counts as that marker (a directory named PRIVATE.txt still makes
 // the project private); a name that cannot even be looked up (other than "does not
 // exist") counts as a PRIVATE.txt that could not be read, so that guard fails closed.
+//
+// Through a symbolic link a project also sits below its real path, where other
+// markers may be: guard looks along both chains (like the lock policy does), so
+// publishing ./link cannot escape a PRIVATE.txt above the link's target.
 func FindMarkers(dir string) *Markers {
 	dir = filepath.Clean(dir)
 	ms := &Markers{Dir: dir}
-	for d := dir; ; {
-		for _, private := range []bool{true, false} {
-			name := PublicMarkerName
-			if private {
-				name = PrivateMarkerName
-			}
-			if m := readMarker(filepath.Join(d, name), private); m != nil {
-				if m.Private {
-					ms.Private = append(ms.Private, m)
-				} else {
-					ms.Public = append(ms.Public, m)
+	seen := map[string]bool{}
+	chain := func(start string) {
+		for d := start; ; {
+			for _, private := range []bool{true, false} {
+				name := PublicMarkerName
+				if private {
+					name = PrivateMarkerName
+				}
+				p := filepath.Join(d, name)
+				if seen[p] {
+					continue
+				}
+				seen[p] = true
+				if m := readMarker(p, private); m != nil {
+					if m.Private {
+						ms.Private = append(ms.Private, m)
+					} else {
+						ms.Public = append(ms.Public, m)
+					}
 				}
 			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	chain(dir)
+	if real := realPath(dir); real != dir {
+		chain(real)
+	}
+	return ms
+}
+
+// realPath resolves the symbolic links of the deepest existing ancestor of dir and
+// keeps the rest as written.
+func realPath(dir string) string {
+	rest := ""
+	for d := dir; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			break
+			return dir
 		}
+		rest = filepath.Join(filepath.Base(d), rest)
 		d = parent
 	}
-	return ms
 }
 
 // readMarker reads the marker at path; nil when there is none.

@@ -73,6 +73,17 @@ func TestFindMarkersFailsClosedOnOddFiles(t *testing.T) {
 		require.Len(t, ms.Private, 1)
 		assert.Error(t, ms.Private[0].ReadErr)
 	})
+	t.Run("a project reached through a symlink sees the markers above its real path", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, filepath.Join(root, "internal", "PRIVATE.txt"), "internal code")
+		write(t, filepath.Join(root, "internal", "pkg", "package.json"), "{}")
+		write(t, filepath.Join(root, "public", "PUBLIC.txt"), "")
+		require.NoError(t, os.Symlink(filepath.Join(root, "internal", "pkg"), filepath.Join(root, "public", "pkg")))
+		ms := FindMarkers(filepath.Join(root, "public", "pkg"))
+		assert.Equal(t, "both", ms.State())
+		require.Len(t, ms.Private, 1)
+		assert.Equal(t, filepath.Join(root, "internal", "PRIVATE.txt"), ms.Private[0].Path)
+	})
 	t.Run("an oversized PUBLIC.txt is read only in part and flagged", func(t *testing.T) {
 		root := t.TempDir()
 		write(t, filepath.Join(root, "PUBLIC.txt"), strings.Repeat("note: x\n", MaxMarkerSize/8+10))
