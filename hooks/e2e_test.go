@@ -445,6 +445,41 @@ func TestInstall(t *testing.T) {
 		assert.Contains(t, r.stdout, "pre-commit hook cannot find guard")
 	})
 
+	t.Run("install and uninstall report what they did as JSON", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		hooksDir := filepath.Join(dir, ".git", "hooks")
+		require.NoError(t, os.WriteFile(filepath.Join(hooksDir, "pre-push"), []byte("#!/bin/sh\n"), 0o755))
+		r := w.guard(dir, "install", "--json", "--hooks", "pre-push")
+		require.Equal(t, 0, r.code, r.stderr)
+		var res struct {
+			HooksDir     string `json:"hooks_dir"`
+			ExcludeAdded bool   `json:"exclude_added"`
+			Hooks        []struct {
+				Name, Path, Action, Kept string
+			} `json:"hooks"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+		assert.Equal(t, hooksDir, res.HooksDir)
+		assert.True(t, res.ExcludeAdded)
+		require.Len(t, res.Hooks, 1)
+		assert.Equal(t, "installed", res.Hooks[0].Action)
+		assert.Equal(t, filepath.Join(hooksDir, "pre-push.pre-guard"), res.Hooks[0].Kept)
+		assert.NoFileExists(t, filepath.Join(hooksDir, "pre-commit"), "--hooks pre-push installs only pre-push")
+
+		r = w.guard(dir, "uninstall", "--json")
+		require.Equal(t, 0, r.code, r.stderr)
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+		require.Len(t, res.Hooks, 2)
+		assert.Equal(t, "absent", res.Hooks[0].Action)
+		assert.Equal(t, "restored", res.Hooks[1].Action)
+
+		r = w.guard(dir, "install", "--hooks", "post-commit")
+		assert.Equal(t, 2, r.code)
+		assert.Contains(t, r.stderr, `unknown hook "post-commit"`)
+	})
+
 	t.Run("a foreign hook over an earlier kept one needs --force, and nothing is lost", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)

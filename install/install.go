@@ -12,6 +12,7 @@ package install
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,6 +35,46 @@ type Options struct {
 	// already kept as <hook>.pre-guard: the earlier one is moved to
 	// <hook>.pre-guard.<n>, never deleted.
 	Force bool
+	// JSON prints one JSON document (Result) on stdout instead of lines.
+	JSON bool
+}
+
+// Result is what install or uninstall did (`--json`).
+type Result struct {
+	HooksDir string       `json:"hooks_dir"`
+	Hooks    []HookResult `json:"hooks"`
+	// Exclude is the exclude file; ExcludeAdded whether install added the markers.
+	Exclude      string `json:"exclude,omitempty"`
+	ExcludeAdded bool   `json:"exclude_added"`
+}
+
+// HookResult is one hook's outcome: "installed", "removed", "restored" (the kept hook
+// is back), "left" (not guard's, left alone) or "absent".
+type HookResult struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Action string `json:"action"`
+	// Kept is the foreign hook guard's hook runs after its check.
+	Kept string `json:"kept,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+func (o Options) report(res Result, lines []string) error {
+	if !o.JSON {
+		for _, l := range lines {
+			fmt.Fprintln(o.Env.Stdout, l)
+		}
+		return nil
+	}
+	if res.Hooks == nil {
+		res.Hooks = []HookResult{}
+	}
+	enc := json.NewEncoder(o.Env.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	return nil
 }
 
 func (o Options) dir() string {
@@ -68,19 +109,26 @@ func RunInstall(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(r.Hooks, 0o755); err != nil {
 		return guard.Exitf(guard.ExitUsage, "install: hooks folder: %w", err)
 	}
+	res := Result{HooksDir: r.Hooks, Exclude: r.Exclude}
+	var lines []string
 	for _, h := range names {
-		msg, err := installHook(r.Hooks, h, exe, o.Force)
+		hr, msg, err := installHook(r.Hooks, h, exe, o.Force)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(o.Env.Stdout, msg)
+		res.Hooks = append(res.Hooks, hr)
+		lines = append(lines, msg)
 	}
 	added, err := addExcludes(r.Exclude)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "install: %w", err)
 	}
+	res.ExcludeAdded = added
 	if added {
-		fmt.Fprintf(o.Env.Stdout, "ignored PRIVATE.txt and PUBLIC.txt in %s\n", r.Exclude)
+		lines = append(lines, fmt.Sprintf("ignored PRIVATE.txt and PUBLIC.txt in %s", r.Exclude))
+	}
+	if err := o.report(res, lines); err != nil {
+		return err
 	}
 	if husky(r.Hooks) {
 		fmt.Fprintf(o.Env.Stderr, "guard: warning: %s is managed by husky, which may rewrite it; see README \"Git hooks\" for the husky recipe\n", r.Hooks)
@@ -89,35 +137,35 @@ func RunInstall(ctx context.Context, o Options) error {
 }
 
 // installHook writes guard's hook for name into dir and says what it did.
-func installHook(dir, name, exe string, force bool) (string, error) {
+func installHook(dir, name, exe string, force bool) (HookResult, string, error) {
 	path := filepath.Join(dir, name)
 	backup := path + BackupSuffix
 	_, lerr := os.Lstat(path)
 	present := lerr == nil
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
 	}
 	// A dangling symlink reads as not existing; it is still kept aside, not lost.
 	note := ""
 	if present && !IsGuardHook(existing) {
 		if _, err := os.Lstat(backup); err == nil {
 			if !force {
-				return "", guard.Exitf(guard.ExitRefused,
+				return HookResult{}, "", guard.Exitf(guard.ExitRefused,
 					"install: %s is a hook guard did not write, and %s already keeps an earlier one; move one of them away, or run `guard install --force` to keep both (the earlier one moves to %s.<n>)",
 					path, filepath.Base(backup), filepath.Base(backup))
 			}
 			older, err := freeName(backup)
 			if err != nil {
-				return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
 			}
 			if err := os.Rename(backup, older); err != nil {
-				return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
 			}
 			note = fmt.Sprintf("; moved the earlier kept hook to %s", filepath.Base(older))
 		}
 		if err := os.Rename(path, backup); err != nil {
-			return "", guard.Exitf(guard.ExitUsage, "install: keeping the existing hook: %w", err)
+			return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: keeping the existing hook: %w", err)
 		}
 		note = fmt.Sprintf(" (kept the existing hook as %s, which still runs after guard%s)", filepath.Base(backup), note)
 	} else if _, err := os.Lstat(backup); err == nil {
@@ -125,9 +173,13 @@ func installHook(dir, name, exe string, force bool) (string, error) {
 	}
 	content := script(name, exe, shellInterpreter(backup))
 	if err := writeExecutable(path, []byte(content)); err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
 	}
-	return "installed " + path + note, nil
+	hr := HookResult{Name: name, Path: path, Action: "installed", Note: strings.TrimSpace(note)}
+	if _, err := os.Lstat(backup); err == nil {
+		hr.Kept = backup
+	}
+	return hr, "installed " + path + note, nil
 }
 
 // freeName returns base.<n> for the smallest n >= 1 that does not exist.
@@ -231,42 +283,52 @@ func RunUninstall(ctx context.Context, o Options) error {
 		return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
 	}
 	problems := 0
+	res := Result{HooksDir: r.Hooks}
+	var lines []string
 	for _, name := range Hooks {
 		path := filepath.Join(r.Hooks, name)
 		backup := path + BackupSuffix
+		hr := HookResult{Name: name, Path: path, Action: "absent"}
 		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, lerr := os.Lstat(path); lerr != nil {
-				// guard's hook is gone (removed by hand or by another manager): a kept
-				// hook can go back to its place.
-				if _, err := os.Lstat(backup); err == nil {
-					if err := os.Rename(backup, path); err != nil {
-						return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
-					}
-					fmt.Fprintf(o.Env.Stdout, "restored %s\n", path)
-				}
-				continue
-			}
-		} else if err != nil {
+		_, lerr := os.Lstat(path)
+		switch {
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
-		}
-		if !IsGuardHook(data) {
+		case lerr != nil:
+			// guard's hook is gone (removed by hand or by another manager): a kept
+			// hook can go back to its place.
 			if _, err := os.Lstat(backup); err == nil {
+				if err := os.Rename(backup, path); err != nil {
+					return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+				}
+				hr.Action = "restored"
+				lines = append(lines, "restored "+path)
+			}
+		case !IsGuardHook(data):
+			hr.Action = "left"
+			if _, err := os.Lstat(backup); err == nil {
+				hr.Kept = backup
 				fmt.Fprintf(o.Env.Stderr, "guard: uninstall: %s is not guard's hook any more; left it and %s as they are\n", path, filepath.Base(backup))
 				problems++
 			}
-			continue
-		}
-		if err := os.Remove(path); err != nil {
-			return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
-		}
-		fmt.Fprintf(o.Env.Stdout, "removed %s\n", path)
-		if _, err := os.Lstat(backup); err == nil {
-			if err := os.Rename(backup, path); err != nil {
-				return guard.Exitf(guard.ExitUsage, "uninstall: restoring %s: %w", backup, err)
+		default:
+			if err := os.Remove(path); err != nil {
+				return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
 			}
-			fmt.Fprintf(o.Env.Stdout, "restored %s\n", path)
+			hr.Action = "removed"
+			lines = append(lines, "removed "+path)
+			if _, err := os.Lstat(backup); err == nil {
+				if err := os.Rename(backup, path); err != nil {
+					return guard.Exitf(guard.ExitUsage, "uninstall: restoring %s: %w", backup, err)
+				}
+				hr.Action = "restored"
+				lines = append(lines, "restored "+path)
+			}
 		}
+		res.Hooks = append(res.Hooks, hr)
+	}
+	if err := o.report(res, lines); err != nil {
+		return err
 	}
 	if problems > 0 {
 		return guard.Silent(guard.ExitRefused)

@@ -23,6 +23,7 @@ func newInstallCmd(env *guard.Env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.Repo, "repo", "", "a directory inside the repository (default: the current directory)")
 	cmd.Flags().StringSliceVar(&o.Hooks, "hooks", nil, "hooks to install (default pre-commit,pre-push)")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "one JSON document on stdout: the hooks folder and what was done to each hook")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "install even where an earlier kept hook is in the way (it is kept as <hook>.pre-guard.<n>)")
 	return cmd
 }

@@ -18,5 +18,6 @@ func newUninstallCmd(env *guard.Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.Repo, "repo", "", "a directory inside the repository (default: the current directory)")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "one JSON document on stdout: the hooks folder and what was done to each hook")
 	return cmd
 }
