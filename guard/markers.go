@@ -116,6 +116,18 @@ func FindMarkers(dir string) *Markers {
 	if real := realPath(dir); real != dir {
 		chain(real)
 	}
+	// The working trees of one repository are one project (CONTRACT.md section 2),
+	// and markers are never committed: a PRIVATE.txt in the main clone must also stop
+	// a publication from a linked worktree, and the other way round.
+	if top := repoTop(dir); top != "" {
+		if rel, err := filepath.Rel(top, dir); err == nil {
+			for _, tree := range WorkingTrees(top) {
+				if tree != top {
+					chain(filepath.Join(tree, rel))
+				}
+			}
+		}
+	}
 	return ms
 }
 

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,6 +84,28 @@ func TestFindMarkersFailsClosedOnOddFiles(t *testing.T) {
 		assert.Equal(t, "both", ms.State())
 		require.Len(t, ms.Private, 1)
 		assert.Equal(t, filepath.Join(root, "internal", "PRIVATE.txt"), ms.Private[0].Path)
+	})
+	t.Run("a linked worktree sees the PRIVATE.txt of the main clone, and the other way round", func(t *testing.T) {
+		root := t.TempDir()
+		main := filepath.Join(root, "main")
+		wt := filepath.Join(root, "wt")
+		write(t, filepath.Join(main, "pkg", "package.json"), "{}")
+		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "x"}, {"worktree", "add", "-q", wt}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = main
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, string(out))
+		}
+		write(t, filepath.Join(main, "PRIVATE.txt"), "internal")
+		ms := FindMarkers(filepath.Join(wt, "pkg"))
+		require.Len(t, ms.Private, 1)
+		assert.Equal(t, filepath.Join(main, "PRIVATE.txt"), ms.Private[0].Path)
+
+		require.NoError(t, os.Remove(filepath.Join(main, "PRIVATE.txt")))
+		write(t, filepath.Join(wt, "pkg", "PRIVATE.txt"), "internal")
+		ms = FindMarkers(filepath.Join(main, "pkg"))
+		require.Len(t, ms.Private, 1)
+		assert.Equal(t, filepath.Join(wt, "pkg", "PRIVATE.txt"), ms.Private[0].Path)
 	})
 	t.Run("an oversized PUBLIC.txt is read only in part and flagged", func(t *testing.T) {
 		root := t.TempDir()
