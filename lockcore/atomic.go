@@ -46,7 +46,7 @@ func writeTemp(lockPath string, data []byte) (*tempFile, error) {
 	dir, base := filepath.Split(lockPath)
 	for attempt := 0; ; attempt++ {
 		p := filepath.Join(dir, "."+base+"."+randomHex()+tempSuffix)
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -54,10 +54,10 @@ func writeTemp(lockPath string, data []byte) (*tempFile, error) {
 		// A concurrent CleanScratch may take the new file between create and flock and
 		// remove it: then the flock is busy, or the locked file is no longer at p.
 		// Either way that cleanup owns it now; start over with another name.
-		err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
-		if err != nil && !flockUnsupported(err) {
+		err = tryLockFile(f)
+		if err != nil && !errors.Is(err, errLockUnsupported) {
 			_ = f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) && attempt < maxAttempts {
+			if errors.Is(err, errBusy) && attempt < maxAttempts {
 				continue
 			}
 			return nil, &fs.PathError{Op: "flock", Path: p, Err: err}
@@ -82,16 +82,14 @@ func writeTemp(lockPath string, data []byte) (*tempFile, error) {
 }
 
 // discard removes the scratch file and releases it.
-func (t *tempFile) discard() {
-	_ = os.Remove(t.path)
-	_ = t.f.Close()
-}
+func (t *tempFile) discard() { releaseLockedFile(t.f, t.path) }
 
 // linkInto publishes the temp file at lockPath only if nothing is there yet: link(2)
 // fails with EEXIST when the name is taken, whatever sits there, and never follows a
 // symlink at the target. The temp file is removed either way.
 func (t *tempFile) linkInto(lockPath string) error {
 	defer t.discard()
+	beforePublish(t.f)
 	if err := os.Link(t.path, lockPath); err != nil {
 		return err
 	}
@@ -102,6 +100,7 @@ func (t *tempFile) linkInto(lockPath string) error {
 // replaces rather than follows) with the temp file in one step.
 func (t *tempFile) renameOver(lockPath string) error {
 	defer t.discard()
+	beforePublish(t.f)
 	if err := os.Rename(t.path, lockPath); err != nil {
 		return err
 	}
@@ -157,14 +156,15 @@ func CleanScratch(dir string) ([]string, error) {
 			}
 			continue
 		}
-		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			continue
 		}
-		if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
-			if sameFile(f, p) && os.Remove(p) == nil {
+		if err := tryLockFile(f); err == nil && sameFile(f, p) {
+			if releaseLockedFile(f, p) {
 				removed = append(removed, p)
 			}
+			continue
 		}
 		_ = f.Close()
 	}
@@ -182,22 +182,6 @@ func sameFile(f *os.File, path string) bool {
 		return false
 	}
 	return os.SameFile(a, b)
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
-
-// flockUnsupported reports whether the file system cannot lock files (some network
-// and FUSE mounts); guard then proceeds without the extra serialisation and relies on
-// link(2) and rename(2) alone.
-func flockUnsupported(err error) bool {
-	return errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)
 }
 
 // mutexWait bounds how long a takeover, renewal or release waits for another guard
@@ -236,31 +220,35 @@ func lockNameMutex(lockPath string) (func(), error) {
 	}
 }
 
-var errBusy = errors.New("busy")
+// errBusy: another process holds the file lock; errLockUnsupported: the file system
+// cannot lock files (some network and FUSE mounts).
+var (
+	errBusy            = errors.New("busy")
+	errLockUnsupported = errors.New("file locking not supported")
+)
 
 // tryMutex takes the mutex file at p without waiting (errBusy when held).
 func tryMutex(p string) (func(), error) {
 	for i := 0; i < 100; i++ {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|oNoFollow, 0o644)
 		if err != nil {
 			return nil, err
 		}
-		if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := tryLockFile(f); err != nil {
 			_ = f.Close()
-			if flockUnsupported(err) {
+			switch {
+			case errors.Is(err, errLockUnsupported):
+				// No file locking here: link(2) and rename(2) still make creation
+				// exclusive and replacement atomic; only the re-check loses its guard.
 				_ = os.Remove(p)
 				return func() {}, nil
-			}
-			if errors.Is(err, syscall.EWOULDBLOCK) {
+			case errors.Is(err, errBusy):
 				return nil, errBusy
 			}
-			return nil, &fs.PathError{Op: "flock", Path: p, Err: err}
+			return nil, &fs.PathError{Op: "lock", Path: p, Err: err}
 		}
 		if sameFile(f, p) {
-			return func() {
-				_ = os.Remove(p)
-				_ = f.Close()
-			}, nil
+			return func() { releaseLockedFile(f, p) }, nil
 		}
 		// The previous holder removed the file after we opened it: start over.
 		_ = f.Close()

@@ -208,6 +208,9 @@ func swapIf(path string, expected expect, body []byte, action Action, fence int6
 		return nil, false, err
 	}
 	if err := t.renameOver(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, true, nil // a cleanup took the temp file (only where it is unlocked)
+		}
 		return nil, false, err
 	}
 	res, _, err := written(path, action, fence, prev, loc)
@@ -253,7 +256,7 @@ func written(path string, action Action, fence int64, prev *Lock, loc *time.Loca
 
 // readNoFollow reads a lock file without following a symlink at its path.
 func readNoFollow(path string) ([]byte, time.Time, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
