@@ -152,8 +152,14 @@ func unwrap(words []string, dir string) ([]string, string) {
 				return nil, dir
 			}
 			words = w
-		case (prog == "pnpm" || prog == "yarn") && len(rest) > 0 && (rest[0] == "dlx" || rest[0] == "exec"):
-			w, ok := unwrapRunner(rest[1:])
+		case (prog == "pnpm" || prog == "yarn") && runnerAt(rest) >= 0:
+			// pnpm -r exec, pnpm --filter x exec, yarn dlx: the command after it runs
+			// in each package (pnpm -C changes the folder first).
+			i := runnerAt(rest)
+			if d, ok := newArgs(rest[:i], "-C", "--dir", "--cwd").value("-C", "--dir", "--cwd"); ok && d != "" {
+				dir = resolve(dir, d)
+			}
+			w, ok := unwrapRunner(rest[i+1:])
 			if !ok {
 				return nil, dir
 			}
@@ -179,6 +185,26 @@ func unwrap(words []string, dir string) ([]string, string) {
 		}
 	}
 	return words, dir
+}
+
+// runnerAt is the index of pnpm's or yarn's exec/dlx subcommand in rest (after
+// global options), or -1.
+func runnerAt(rest []string) int {
+	valued := map[string]bool{"-C": true, "--dir": true, "--cwd": true, "--filter": true, "-F": true, "--workspace-dir": true, "--reporter": true, "--loglevel": true}
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		switch {
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			if valued[w] {
+				i++
+			}
+		case w == "exec" || w == "dlx":
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // unwrapEnv skips env's options and assignments; -C changes the directory and -S

@@ -109,6 +109,8 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		pub("npm exec -c splits its string", "npm exec -c 'npm publish'", up),
 		pub("pnpm dlx runs what it names", "pnpm dlx release-it", rel),
 		pub("pnpm exec runs what it names", "pnpm exec changeset publish", up),
+		pub("pnpm -r exec runs what it names in every package", "pnpm -r exec npm publish", up),
+		pubIn("pnpm -C folder exec runs in the folder", "pnpm -C pkg exec npm publish", up, "pkg"),
 		pub("yarn dlx runs what it names", "yarn dlx semantic-release", rel),
 		pub("bunx runs what it names", "bunx np", rel),
 		pub("bun x runs what it names", "bun x semantic-release", rel),
