@@ -15,7 +15,7 @@ import (
 // visibility check use, as GitHub does: JSON bodies, pagination by Link header,
 // rate-limit headers, 401 for a bad token, 404 for unknown users and repositories.
 type fakeGitHub struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *httptest.Server
 	prefix string // "/" for github.com, "/api/v3/" for Enterprise
 	token  string // the token that is accepted ("" accepts anonymous requests too)
@@ -38,7 +38,7 @@ type fakeRepo struct {
 	Visibility string
 }
 
-func newFakeGitHub(t *testing.T, prefix string) *fakeGitHub {
+func newFakeGitHub(t testing.TB, prefix string) *fakeGitHub {
 	f := &fakeGitHub{t: t, prefix: prefix, users: map[string]string{}, repos: map[string][]fakeRepo{}, pageSize: 2, script: map[string][]func(http.ResponseWriter){}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)

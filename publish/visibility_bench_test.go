@@ -13,8 +13,7 @@ import (
 // PRIVATE.txt (the marker lookup only), PRIVATE.txt with a cached answer, and
 // PRIVATE.txt asking a local API server every time (the cache removed).
 func BenchmarkPushVisibility(b *testing.B) {
-	gh := newFakeGitHub(&testing.T{}, "/api/v3/")
-	defer gh.srv.Close()
+	gh := newFakeGitHub(b, "/api/v3/")
 	gh.users["acme"] = "Organization"
 	gh.repos["acme"] = []fakeRepo{{"closed", "private"}}
 	host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
