@@ -754,6 +754,13 @@ func TestInternalErrorFailsClosed(t *testing.T) {
 	assert.Contains(t, r.stderr, "refusing this push (fail closed)")
 	assert.Contains(t, r.stderr, `GUARD_BYPASS="<reason>" git push`)
 
+	r = w.run(dir, "garbage\n", []string{"GUARD_BYPASS=the hook is broken, shipping anyway"}, guardBin, "hook", "pre-push", "origin", "url")
+	assert.Equal(t, 0, r.code, r.stderr)
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "guard", "bypass.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"error":"pre-push input line 1: want`)
+	assert.Contains(t, string(data), `"refused":false`)
+
 	notRepo := t.TempDir()
 	r = w.run(notRepo, "", nil, guardBin, "hook", "pre-commit")
 	assert.Equal(t, 2, r.code)

@@ -244,6 +244,13 @@ func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin i
 }
 
 func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader, o *outcome) error {
+	// The session comes first so that even unreadable input can be bypassed with a
+	// record in the repository's log.
+	s, err := openSession(ctx, env)
+	if err != nil {
+		return err
+	}
+	o.repo, o.id = s.repo, s.id
 	fromFramework := remote == ""
 	var ups []RefUpdate
 	if fromFramework {
@@ -254,17 +261,9 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			return fmt.Errorf("no remote: git passes REMOTE and URL to pre-push hooks (and the pre-commit framework PRE_COMMIT_REMOTE_NAME)")
 		}
 		o.remote, o.url = remote, env.Env("PRE_COMMIT_REMOTE_URL")
-	} else {
-		var err error
-		if ups, err = ParseRefLines(stdin); err != nil {
-			return err
-		}
-	}
-	s, err := openSession(ctx, env)
-	if err != nil {
+	} else if ups, err = ParseRefLines(stdin); err != nil {
 		return err
 	}
-	o.repo, o.id = s.repo, s.id
 	if fromFramework {
 		u, err := frameworkRef(ctx, env, s.git)
 		if err != nil {
