@@ -35,6 +35,24 @@ func TestLockdownCommand(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(free, "LOCK.txt"))
 		assert.NoFileExists(t, manifest)
 	})
+	t.Run("a dry run in JSON is one object", func(t *testing.T) {
+		out, _, code := runGuard(t, base, env, "lockdown", "--json", free, busy)
+		require.Equal(t, 0, code)
+		var j struct {
+			Committed bool
+			Manifest  string
+			WouldLock []string `json:"would_lock"`
+			Locked    []string
+			Skipped   []struct{ Root, Reason string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &j))
+		assert.False(t, j.Committed)
+		assert.Equal(t, manifest, j.Manifest)
+		assert.Equal(t, []string{filepath.Join(free, "LOCK.txt")}, j.WouldLock)
+		assert.Empty(t, j.Locked)
+		require.Len(t, j.Skipped, 1)
+		assert.Equal(t, busy, j.Skipped[0].Root)
+	})
 	t.Run("commit writes bulk locks and the manifest", func(t *testing.T) {
 		out, errOut, code := runGuard(t, base, env, append([]string{"lockdown", "--commit", "--owner", "ops", "--reason", "incident 42"}, roots...)...)
 		require.Equal(t, 0, code, errOut)
