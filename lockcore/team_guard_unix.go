@@ -38,8 +38,8 @@ func acquireTeamGuard(path string, timeout time.Duration) (func(), error) {
 		f.Close()
 		return nil, &fs.PathError{Op: "open guard", Path: gp, Err: errors.New("not a regular file")}
 	}
-	deadline := time.Now().Add(timeout)
-	for {
+	// Count attempts rather than read the clock: the library never reads the time.
+	for attempt, attempts := 0, int(timeout/guardRetry)+1; ; attempt++ {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			break
@@ -48,11 +48,11 @@ func acquireTeamGuard(path string, timeout time.Duration) (func(), error) {
 			f.Close()
 			return nil, &fs.PathError{Op: "flock", Path: gp, Err: err}
 		}
-		if time.Now().After(deadline) {
+		if attempt+1 >= attempts {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w after %s", gp, ErrTeamGuardTimeout, timeout)
 		}
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(guardRetry)
 	}
 	// An empty guard gets one byte, as the reference does, so that byte-range locks
 	// (its Windows path) have something to lock.

@@ -35,18 +35,17 @@ func acquireTeamGuard(path string, timeout time.Duration) (func(), error) {
 		}
 	}
 	h := windows.Handle(f.Fd())
-	deadline := time.Now().Add(timeout)
-	for {
+	for attempt, attempts := 0, int(timeout/guardRetry)+1; ; attempt++ {
 		ol := new(windows.Overlapped)
 		err = windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 		if err == nil {
 			break
 		}
-		if time.Now().After(deadline) {
+		if attempt+1 >= attempts {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w after %s", gp, ErrTeamGuardTimeout, timeout)
 		}
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(guardRetry)
 	}
 	return func() {
 		_ = windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped))

@@ -93,6 +93,12 @@ func waitTeamChildren(t *testing.T, kids []*teamChild) []int {
 }
 
 func TestTwentyAgentsCheckingInAtOnceAreAllRecorded(t *testing.T) {
+	for round := 0; round < 3; round++ {
+		twentyCheckIns(t)
+	}
+}
+
+func twentyCheckIns(t *testing.T) {
 	p := newTeamFile(t, "LOCK.team.LAPTOP.txt")
 	kids, start := startTeamChildren(t, 20, "checkin", p)
 	require.NoError(t, os.WriteFile(start, nil, 0o644))

@@ -88,6 +88,9 @@ type TeamUpdateOptions struct {
 	GuardTimeout time.Duration
 }
 
+// guardRetry is how long a busy guard file is waited for between attempts.
+const guardRetry = 25 * time.Millisecond
+
 // TeamTimeFormat is how presence and message times are written: local time in
 // seconds with its offset.
 const TeamTimeFormat = "2006-01-02T15:04:05-07:00"
