@@ -48,6 +48,9 @@ func RunPublish(opts PublishOptions) error {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
 	cmdline := strings.Join(opts.Args, " ")
+	if len(c.Words) == 0 {
+		return guard.Exitf(guard.ExitUsage, "publish: %q runs no command", cmdline)
+	}
 	if !c.Known {
 		fmt.Fprintf(env.Stderr, "guard: refused: cannot tell what %q publishes (%s).\n  what now: if it publishes, say what it does in .guard.toml:\n\n%s\n\n  (or run the publishing command itself through guard publish)\n",
 			cmdline, c.Why, indent(c.ConfigHint(), "    "))

@@ -326,6 +326,8 @@ func TestPublishForwardsSignalsToTheCommand(t *testing.T) {
 func TestPublishWithoutACommandIsAUsageError(t *testing.T) {
 	w := newWorld(t)
 	assert.Equal(t, 2, w.publish(PublishOptions{}))
+	assert.Equal(t, 2, w.publish(PublishOptions{}, "env", "A=b"))
+	assert.Contains(t, w.stderr.String(), `"env A=b" runs no command`)
 	w.write("PUBLIC.txt", "")
 	require.NoError(t, os.Remove(filepath.Join(w.bin, "npm")))
 	w.environ[0] = "PATH=" + w.bin
