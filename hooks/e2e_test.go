@@ -744,6 +744,24 @@ func TestBypass(t *testing.T) {
 	assert.Len(t, rep.Repositories[0].Bypasses, 2)
 }
 
+func TestBypassWithoutAnAuditTrailIsRefused(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := w.repo()
+	w.install(dir)
+	lock(t, dir, "locked/LOCK.txt", "")
+	write(t, dir, "locked/new", "x\n")
+	w.git(dir, "add", "locked/new")
+	// A file where the log's folder belongs: the log cannot be written.
+	write(t, dir, ".git/guard", "not a folder\n")
+	head := w.git(dir, "rev-parse", "HEAD")
+	r := w.gitCode(dir, []string{"GUARD_BYPASS=urgent"}, "commit", "-m", "bypass without a log")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "GUARD_BYPASS is set but the bypass cannot be recorded")
+	assert.Contains(t, r.stderr, "refusing (fail closed)")
+	assert.Equal(t, head, w.git(dir, "rev-parse", "HEAD"))
+}
+
 func TestInternalErrorFailsClosed(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
