@@ -42,6 +42,36 @@ func TestLockRaceChild(t *testing.T) {
 			}
 		}
 	}
+	if mode == "mutex" {
+		// Enter the critical section n times: claim, log enter/exit, release.
+		dir, log := os.Getenv("GUARD_LOCKCORE_DIR"), os.Getenv("GUARD_LOCKCORE_LOG")
+		s := Spec{Dir: dir, Kind: Exclusive, Owner: owner, Host: "h", Expires: "1h"}
+		for n := 0; n < 20; {
+			res, err := Acquire(s, AcquireOptions{Now: time.Now()})
+			if err != nil {
+				if _, ok := err.(*ConflictError); !ok {
+					fmt.Fprintln(os.Stderr, "acquire:", err)
+					os.Exit(1)
+				}
+				time.Sleep(100 * time.Microsecond)
+				continue
+			}
+			f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				os.Exit(1)
+			}
+			fmt.Fprintf(f, "enter %s\n", owner)
+			time.Sleep(200 * time.Microsecond) // give a second holder, if any, time to show
+			fmt.Fprintf(f, "exit %s\n", owner)
+			_ = f.Close()
+			if _, err := Release(res.Path, ReleaseOptions{Owner: owner, Now: time.Now()}); err != nil {
+				fmt.Fprintln(os.Stderr, "release:", err)
+				os.Exit(1)
+			}
+			n++
+		}
+		os.Exit(0)
+	}
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	for in.Scan() {
@@ -231,5 +261,31 @@ func TestCrashKilledCreatorsLeaveNoLockOrAWholeOne(t *testing.T) {
 	// The next creation sweeps the debris of every killed writer.
 	_, err := Acquire(spec(dir), AcquireOptions{Now: time.Now()})
 	require.NoError(t, err)
+	assertNoScratch(t, dir)
+}
+
+func TestRaceLockAndUnlockGiveMutualExclusion(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(t.TempDir(), "log")
+	var cmds []*exec.Cmd
+	for i := 0; i < 10; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLockRaceChild$")
+		cmd.Env = append(os.Environ(), childEnv+"=mutex", fmt.Sprintf("GUARD_LOCKCORE_OWNER=m%02d", i), "GUARD_LOCKCORE_DIR="+dir, "GUARD_LOCKCORE_LOG="+log)
+		cmd.Stderr = os.Stderr
+		require.NoError(t, cmd.Start())
+		cmds = append(cmds, cmd)
+	}
+	for _, c := range cmds {
+		require.NoError(t, c.Wait())
+	}
+	data, err := os.ReadFile(log)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.Len(t, lines, 10*20*2)
+	for i := 0; i < len(lines); i += 2 {
+		who := strings.TrimPrefix(lines[i], "enter ")
+		require.True(t, strings.HasPrefix(lines[i], "enter "), "line %d: %s", i, lines[i])
+		require.Equal(t, "exit "+who, lines[i+1], "line %d: two holders at once", i)
+	}
 	assertNoScratch(t, dir)
 }
