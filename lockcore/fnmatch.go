@@ -2,6 +2,7 @@ package lockcore
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -132,13 +133,19 @@ func fnmatchCase(name, pattern string) bool {
 	return ti == len(toks)
 }
 
-// casefold approximates Python's str.casefold for matching: lower case plus the
-// common full foldings that change length (sharp s).
+// casefold approximates Python's str.casefold for matching: each rune lower-cased
+// after upper-casing (so final sigma, long s and title-case letters fold like their
+// siblings), plus the common full folding that changes length (sharp s to ss).
 func casefold(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf {
+			return unicode.ToLower(r)
+		}
+		return unicode.ToLower(unicode.ToUpper(r))
+	}, s)
 	if strings.ContainsAny(s, "ßẞ") {
 		s = strings.NewReplacer("ß", "ss", "ẞ", "ss").Replace(s)
 	}

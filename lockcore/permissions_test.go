@@ -76,6 +76,8 @@ func TestRuleMatchesAsTheReferenceDoes(t *testing.T) {
 		{"a malformed token is all tool", "Bash (x", "Bash (x", true},
 		{"a malformed token does not match another tool", "Bash (x", "Bash", false},
 		{"the sharp s folds to ss", "Edit(STRASSE)", "Edit(straße)", true},
+		{"a final sigma folds like sigma", "Edit(ΟΔΟΣ)", "Edit(οδος)", true},
+		{"a long s folds to s", "Edit(ſ)", "Edit(S)", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
