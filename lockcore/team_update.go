@@ -26,7 +26,7 @@ const (
 	TeamClaim
 	// TeamRelease releases the named resources from all of the agent's bundles.
 	TeamRelease
-	// TeamMessage appends a message.
+	// TeamPostMessage appends a message to the messages section.
 	TeamPostMessage
 )
 
