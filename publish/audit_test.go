@@ -196,6 +196,33 @@ func TestAuditWithAnInstallationTokenThatCannotReadItsUser(t *testing.T) {
 	assert.Equal(t, []row{{"acme/a", "private", "", "", VerdictNotCloned}}, rows(decodeReport(t, r.stdout)))
 }
 
+func TestAuditListsOwnersTheServerDoesNotDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind, path string
+	}{
+		{"an organisation is listed through /orgs/", "Organization", "/orgs/acme/repos"},
+		{"a user is listed through /users/", "User", "/users/acme/repos"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := newFakeGitHub(t, "/")
+			gh.hideUsers = true
+			gh.users["acme"] = tc.kind
+			gh.repos["acme"] = []fakeRepo{{"a", "public"}, {"b", "public"}, {"c", "public"}}
+			r := runAudit(t, t.TempDir(), nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.srv.URL, JSON: true})
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Len(t, decodeReport(t, r.stdout).Repositories, 3)
+			var listed []string
+			for _, q := range gh.requestLog() {
+				if strings.Contains(q, "/repos?") && strings.Contains(q, "page=2") {
+					listed = append(listed, q)
+				}
+			}
+			require.Len(t, listed, 1, "%v", gh.requestLog())
+			assert.True(t, strings.HasPrefix(listed[0], tc.path), listed[0])
+		})
+	}
+}
+
 func TestAuditSpeaksToEnterpriseUnderAPIV3(t *testing.T) {
 	for _, base := range []string{"", "/", "/api/v3", "/api/v3/"} {
 		t.Run("the API URL "+strconv.Quote("http://host"+base)+" reaches /api/v3/", func(t *testing.T) {

@@ -127,28 +127,29 @@ func newAPIClient(apiURL, token string, httpClient *http.Client, wait *rateWaite
 	return c, nil
 }
 
-// do runs call against the client, waiting out rate limits.
+// do runs call against the client, waiting out rate limits. Until some call gets an
+// answer from the REST API, a 404 is retried on the other candidate base.
 func (c *apiClient) do(ctx context.Context, call func(gh *github.Client) (*github.Response, error)) (*github.Response, error) {
 	resp, err := c.wait.do(ctx, func() (*github.Response, error) { return call(c.gh) })
 	if c.settled {
 		return resp, err
 	}
-	if statusCode(err) != http.StatusNotFound {
-		if err == nil || statusCode(err) != 0 {
-			c.settled = true
-		}
+	if apiAnswered(err) {
+		c.settled = true
 		return resp, err
 	}
-	c.settled = true
+	if statusCode(err) != http.StatusNotFound {
+		return resp, err // no answer at all (network): decide later
+	}
 	alt, aerr := newClientAt(c.bases[1], c.token, c.httpClient)
 	if aerr != nil {
 		return resp, err
 	}
 	resp2, err2 := c.wait.do(ctx, func() (*github.Response, error) { return call(alt) })
 	if !apiAnswered(err2) {
-		return resp, err
+		return resp, err // 404 on both: a real "not found", or still undecided
 	}
-	c.gh, c.bases = alt, c.bases[1:]
+	c.gh, c.bases, c.settled = alt, c.bases[1:], true
 	return resp2, err2
 }
 

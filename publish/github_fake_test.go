@@ -25,6 +25,9 @@ type fakeGitHub struct {
 	// repos maps an owner login to its repositories.
 	repos    map[string][]fakeRepo
 	pageSize int
+	// hideUsers makes GET /users/NAME answer 404 for everyone, as a minimal server
+	// that only lists repositories would.
+	hideUsers bool
 	// script maps a request path (without prefix) to answers served, in order,
 	// before the normal one.
 	script map[string][]func(http.ResponseWriter)
@@ -89,12 +92,16 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"login": f.self, "type": "User"})
 	case len(parts) == 2 && parts[0] == "users":
 		typ, ok := f.users[parts[1]]
-		if !ok {
+		if !ok || f.hideUsers {
 			writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"login": parts[1], "type": typ})
 	case len(parts) == 3 && parts[0] == "orgs" && parts[2] == "repos":
+		if f.users[parts[1]] != "Organization" {
+			writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+			return
+		}
 		f.page(w, r, parts[1], true, authed)
 	case len(parts) == 3 && parts[0] == "users" && parts[2] == "repos":
 		f.page(w, r, parts[1], false, authed)

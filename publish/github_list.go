@@ -84,18 +84,30 @@ func (l *repoLister) authenticatedLogin(ctx context.Context) string {
 	return l.self
 }
 
+// lister fetches one page of an owner's repositories.
+type lister func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error)
+
 // list returns every repository of owner, page by page: an organisation's through
 // ListByOrg, the authenticated user's own through ListByAuthenticatedUser (so private
 // ones are included), anyone else's through ListByUser (public ones only: that is all
-// GitHub shows).
+// GitHub shows). When GitHub does not say what the owner is (GET /users/NAME is 404,
+// as some servers answer for organisations), the organisation listing is tried, then
+// the user listing.
 func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
-	self := l.authenticatedLogin(ctx)
-	var fetch func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error)
-	if self != "" && strings.EqualFold(self, owner) {
-		fetch = func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
+	byOrg := func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
+		return gh.Repositories.ListByOrg(ctx, owner, &github.RepositoryListByOrgOptions{
+			Type: "all", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+	}
+	byUser := func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
+		return gh.Repositories.ListByUser(ctx, owner, &github.RepositoryListByUserOptions{
+			Type: "owner", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+	}
+	var candidates []lister
+	if self := l.authenticatedLogin(ctx); self != "" && strings.EqualFold(self, owner) {
+		candidates = []lister{func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
 			return gh.Repositories.ListByAuthenticatedUser(ctx, &github.RepositoryListByAuthenticatedUserOptions{
 				Affiliation: "owner", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
-		}
+		}}
 	} else {
 		var u *github.User
 		_, err := l.client.do(ctx, func(gh *github.Client) (*github.Response, error) {
@@ -104,21 +116,36 @@ func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
 			u, resp, err = gh.Users.Get(ctx, owner)
 			return resp, err
 		})
-		if err != nil {
+		switch {
+		case err == nil && u.GetType() == "Organization":
+			candidates = []lister{byOrg}
+		case err == nil:
+			candidates = []lister{byUser}
+		case statusCode(err) == http.StatusNotFound:
+			candidates = []lister{byOrg, byUser}
+		default:
 			return nil, &OwnerError{Owner: owner, Err: err}
 		}
-		if u.GetType() == "Organization" {
-			fetch = func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
-				return gh.Repositories.ListByOrg(ctx, owner, &github.RepositoryListByOrgOptions{
-					Type: "all", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
-			}
-		} else {
-			fetch = func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
-				return gh.Repositories.ListByUser(ctx, owner, &github.RepositoryListByUserOptions{
-					Type: "owner", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
-			}
+	}
+	var firstErr error
+	for _, fetch := range candidates {
+		repos, err := l.pages(ctx, owner, fetch)
+		if err == nil {
+			return repos, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		var oe *OwnerError
+		if !errors.As(err, &oe) || statusCode(oe.Err) != http.StatusNotFound || len(repos) > 0 {
+			return nil, err
 		}
 	}
+	return nil, firstErr
+}
+
+// pages fetches every page through fetch.
+func (l *repoLister) pages(ctx context.Context, owner string, fetch lister) ([]Repo, error) {
 	var out []Repo
 	for page := 1; ; {
 		var repos []*github.Repository
@@ -129,7 +156,10 @@ func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
 			return resp, err
 		})
 		if err != nil {
-			return nil, &OwnerError{Owner: owner, Err: fmt.Errorf("page %d: %w", page, err)}
+			if page == 1 && statusCode(err) == http.StatusNotFound {
+				return nil, &OwnerError{Owner: owner, Err: err}
+			}
+			return out, &OwnerError{Owner: owner, Err: fmt.Errorf("page %d: %w", page, err)}
 		}
 		for _, r := range repos {
 			out = append(out, repoOf(r))
@@ -138,11 +168,10 @@ func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
 			l.progress(owner, len(out))
 		}
 		if resp == nil || resp.NextPage == 0 || resp.NextPage <= page {
-			break
+			return out, nil
 		}
 		page = resp.NextPage
 	}
-	return out, nil
 }
 
 // repoOf keeps what the audit needs from an API repository.
