@@ -290,6 +290,13 @@ func TestAuditWaitsOutRateLimits(t *testing.T) {
 		w.Header().Set("Retry-After", "7")
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
 	}
+	retryOnly := func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "2")
+		writeJSON(w, http.StatusForbidden, map[string]string{"message": "slow down"})
+	}
+	bareSecondary := func(w http.ResponseWriter) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"message": "You have exceeded a secondary rate limit. Please wait a few minutes."})
+	}
 	tests := []struct {
 		name       string
 		script     []func(http.ResponseWriter)
@@ -303,6 +310,8 @@ func TestAuditWaitsOutRateLimits(t *testing.T) {
 		{"a secondary limit is waited out for its Retry-After", []func(http.ResponseWriter){secondary("3")}, time.Minute, 0, []time.Duration{3 * time.Second}, ""},
 		{"a secondary limit without Retry-After waits a minute", []func(http.ResponseWriter){secondary("")}, time.Minute, 0, []time.Duration{time.Minute}, ""},
 		{"a 429 with Retry-After is waited out", []func(http.ResponseWriter){tooMany}, time.Minute, 0, []time.Duration{7 * time.Second}, ""},
+		{"a 403 with only Retry-After is a secondary limit too", []func(http.ResponseWriter){retryOnly}, time.Minute, 0, []time.Duration{2 * time.Second}, ""},
+		{"a 403 saying rate limit without headers waits a minute", []func(http.ResponseWriter){bareSecondary}, time.Minute, 0, []time.Duration{time.Minute}, ""},
 		{"limits one after the other share the budget", []func(http.ResponseWriter){secondary("3"), primary(403), tooMany}, time.Minute, 0, []time.Duration{3 * time.Second, 6 * time.Second, 7 * time.Second}, ""},
 		{"a wait beyond the budget makes the audit incomplete", []func(http.ResponseWriter){secondary("30"), secondary("31")}, time.Minute, 2, []time.Duration{30 * time.Second}, "owner acme: GitHub rate limit: asked to wait 31s more after 30s already waited"},
 		{"with no budget a rate limit is reported at once", []func(http.ResponseWriter){primary(403)}, 0, 2, nil, "owner acme: GitHub rate limit"},

@@ -220,20 +220,27 @@ func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
 		}
 		return time.Minute, true
 	}
-	// go-github recognises only 403 as a rate limit; GitHub also answers 429.
+	// go-github recognises a 403 with X-RateLimit-Remaining: 0 or a secondary-limit
+	// documentation URL; GitHub also answers 429, and a 403 with Retry-After.
 	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests {
-		h := er.Response.Header
-		if v := h.Get("Retry-After"); v != "" {
-			if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				return time.Duration(max(s, 0)) * time.Second, true
-			}
+	if !errors.As(err, &er) || er.Response == nil {
+		return 0, false
+	}
+	code, h := er.Response.StatusCode, er.Response.Header
+	if code != http.StatusTooManyRequests && code != http.StatusForbidden {
+		return 0, false
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if s, err := strconv.Atoi(v); err == nil {
+			return time.Duration(max(s, 0)) * time.Second, true
 		}
-		if v := h.Get("X-RateLimit-Reset"); v != "" {
-			if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-				return untilReset(time.Unix(s, 0), now), true
-			}
+	}
+	if strings.TrimSpace(h.Get("X-RateLimit-Remaining")) == "0" {
+		if s, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil {
+			return untilReset(time.Unix(s, 0), now), true
 		}
+	}
+	if code == http.StatusTooManyRequests || strings.Contains(strings.ToLower(er.Message), "rate limit") {
 		return time.Minute, true
 	}
 	return 0, false
