@@ -66,3 +66,10 @@ func acquireTeamGuard(path string, timeout time.Duration) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// holdTemp locks a temporary file being written, so that scratch cleaners
+// (CleanScratch) that skip files locked by a live writer leave it alone. The lock
+// goes with the file descriptor.
+func holdTemp(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}

@@ -52,3 +52,6 @@ func acquireTeamGuard(path string, timeout time.Duration) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// holdTemp does nothing on Windows, where an open file cannot be removed anyway.
+func holdTemp(f *os.File) {}

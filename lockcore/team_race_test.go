@@ -37,6 +37,13 @@ func TestTeamChildProcess(t *testing.T) {
 		_, err = UpdateTeamLock(path, teamNow, TeamOp{Action: TeamCheckin, Agent: agent, Role: "worker", Task: "race"}, TeamUpdateOptions{GuardTimeout: 20 * time.Second})
 	case "claim":
 		_, err = UpdateTeamLock(path, teamNow, TeamOp{Action: TeamClaim, Agent: agent, Section: SectionFileClaims, Resources: []string{"src", "tests"}}, TeamUpdateOptions{GuardTimeout: 20 * time.Second})
+	case "churn":
+		// Check in new agents until killed.
+		for i := 0; ; i++ {
+			if _, err = UpdateTeamLock(path, teamNow, TeamOp{Action: TeamCheckin, Agent: fmt.Sprintf("%s-%d", agent, i), Role: "r", Task: "t"}, TeamUpdateOptions{GuardTimeout: 20 * time.Second}); err != nil {
+				break
+			}
+		}
 	case "hold-and-die":
 		if _, err = acquireTeamGuard(path, time.Second); err == nil {
 			os.Exit(23) // the OS must drop the guard with the process
@@ -157,4 +164,31 @@ func TestTheGuardIsReleasedWhenItsHolderDies(t *testing.T) {
 	assert.Less(t, time.Since(began), time.Second)
 	assert.FileExists(t, p+".guard")
 	assert.True(t, strings.HasSuffix(p+".guard", ".txt.guard"))
+}
+
+func TestAWriterKilledMidUpdateLeavesACompleteFile(t *testing.T) {
+	p := newTeamFile(t, "LOCK.team.LAPTOP.txt")
+	seen := map[string]bool{}
+	for round := 0; round < 15; round++ {
+		kids, start := startTeamChildren(t, 1, "churn", p)
+		require.NoError(t, os.WriteFile(start, nil, 0o644))
+		time.Sleep(time.Duration(5+round*4) * time.Millisecond)
+		require.NoError(t, kids[0].cmd.Process.Kill())
+		_ = kids[0].cmd.Wait()
+
+		tl, err := ReadTeamLock(p)
+		require.NoError(t, err, "round %d: the file must be complete and valid", round)
+		now := map[string]bool{}
+		for _, e := range tl.Presence {
+			now[e.Agent] = true
+		}
+		for a := range seen {
+			assert.True(t, now[a], "round %d: %s was lost", round, a)
+		}
+		seen = now
+		release, err := acquireTeamGuard(p, time.Second)
+		require.NoError(t, err, "the dead writer's guard is free")
+		release()
+	}
+	assert.NotEmpty(t, seen)
 }

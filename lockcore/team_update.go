@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -484,24 +485,32 @@ func writeTeamFileAtomic(path string, data []byte, mode fs.FileMode) (err error)
 		return err
 	}
 	tmp := f.Name()
+	holdTemp(f)
+	closed := false
 	defer func() {
+		if !closed {
+			f.Close()
+		}
 		if err != nil {
 			_ = os.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
-		f.Close()
 		return err
 	}
 	if err = f.Sync(); err != nil {
-		f.Close()
 		return err
 	}
-	if err = f.Close(); err != nil {
+	if err = f.Chmod(mode); err != nil {
 		return err
 	}
-	if err = os.Chmod(tmp, mode); err != nil {
-		return err
+	// Unix keeps the temp open (and locked against scratch cleaners) until it is in
+	// place; Windows cannot rename a file that is open.
+	if runtime.GOOS == "windows" {
+		closed = true
+		if err = f.Close(); err != nil {
+			return err
+		}
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return err
