@@ -31,6 +31,10 @@ func RunHook(opts HookOptions) error {
 	if !supported(opts.Agent) {
 		return guard.Exitf(guard.ExitUsage, "agent-hook: unknown agent %q (supported: %s)", opts.Agent, strings.Join(Agents, ", "))
 	}
+	if env.StdinTTY {
+		// A person ran it by hand: waiting for JSON on a terminal would look like a hang.
+		return guard.Exitf(guard.ExitUsage, "agent-hook: reads the %s hook's JSON on stdin; see guard agent-install to let the agent run it", opts.Agent)
+	}
 	v := hookVerdict(opts)
 	for _, w := range v.Warnings {
 		fmt.Fprintf(env.Stderr, "guard: warning: %s\n", w)

@@ -159,3 +159,13 @@ func TestSoftLocksWarnOnStderrOnly(t *testing.T) {
 	assert.Empty(t, out.String())
 	assert.Contains(t, errb.String(), "guard: warning: soft lock "+root+"/repo/soft/LOCK.txt (owner bob)")
 }
+
+func TestAgentHookAtATerminalExplainsItselfInsteadOfWaiting(t *testing.T) {
+	root := fixtureTree(t)
+	env, out, _ := fixtureEnv(root, "", nil)
+	env.StdinTTY = true
+	err := RunHook(HookOptions{Env: env, Agent: Claude})
+	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+	assert.EqualError(t, err, "agent-hook: reads the claude hook's JSON on stdin; see guard agent-install to let the agent run it")
+	assert.Empty(t, out.String())
+}
