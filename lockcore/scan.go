@@ -270,56 +270,61 @@ func (w *walker) work(res *workerResult) {
 // readDir reads one directory: its lock files go into res, its subdirectories that
 // are still within depth are returned as tasks.
 func (w *walker) readDir(t dirTask, res *workerResult, children []dirTask) []dirTask {
-	f, err := os.Open(t.node.path)
-	if err != nil {
-		res.errs = append(res.errs, &ScanError{Path: t.node.path, Err: unwrapPathError(err)})
-		return children
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	res.dirs++
-	if err != nil {
-		// Keep what was read; the rest of the directory is reported.
-		res.errs = append(res.errs, &ScanError{Path: t.node.path, Err: unwrapPathError(err)})
-	}
+	dir := t.node.path
 	descend := t.depth < t.max
-	for _, e := range entries {
-		name := e.Name()
-		typ := e.Type()
+	opened, err := forEachEntry(dir, func(name string, typ fs.FileMode) {
+		// name may point into a reused buffer: it is only used here, never kept.
+		if typ == modeUnknown {
+			st, err := os.Lstat(filepath.Join(dir, name))
+			if err != nil {
+				return
+			}
+			typ = st.Mode().Type()
+		}
 		isDir, isFile := typ.IsDir(), typ.IsRegular()
 		var target fs.FileInfo
 		if typ&fs.ModeSymlink != 0 {
 			if !descend && !maybeLockName(name) {
-				continue
+				return
 			}
-			st, err := os.Stat(filepath.Join(t.node.path, name))
+			st, err := os.Stat(filepath.Join(dir, name))
 			if err != nil {
-				continue // a dangling link is neither a lock nor a directory
+				return // a dangling link is neither a lock nor a directory
 			}
 			isDir, isFile, target = st.IsDir(), st.Mode().IsRegular(), st
 		}
 		switch {
 		case isDir:
 			if !descend || (w.skip != nil && w.skip[strings.ToLower(name)]) {
-				continue
+				return
 			}
-			child := &dirNode{path: filepath.Join(t.node.path, name), parent: t.node, info: target}
 			if target != nil && leadsBack(t.node, target) {
-				continue
+				return
 			}
+			child := &dirNode{path: filepath.Join(dir, name), parent: t.node, info: target}
 			children = append(children, dirTask{node: child, depth: t.depth + 1, max: t.max})
 		case isFile:
 			if !maybeLockName(name) {
-				continue
+				return
 			}
-			l, err := ReadLock(filepath.Join(t.node.path, name), w.opts.Loc)
-			if err == nil {
+			if l, err := ReadLock(filepath.Join(dir, name), w.opts.Loc); err == nil {
 				res.locks = append(res.locks, l)
 			}
 		}
+	})
+	if opened {
+		res.dirs++
+	}
+	if err != nil {
+		// What was read before a failure is kept; the directory is reported.
+		res.errs = append(res.errs, &ScanError{Path: dir, Err: unwrapPathError(err)})
 	}
 	return children
 }
+
+// modeUnknown marks an entry whose type the directory listing did not say; the
+// walker then asks the file system.
+const modeUnknown = fs.ModeIrregular | fs.ModeTemporary
 
 // leadsBack reports whether a symbolic link's target is a directory on the path that
 // led to it.
