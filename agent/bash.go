@@ -53,9 +53,12 @@ type BashAnalysis struct {
 
 // Segment is one simple command of a command line.
 type Segment struct {
+	// Text is the command itself, without leading assignments, keywords and
+	// wrappers (sudo, env, nohup, ...); Full is the simple command as written.
 	Text string
 	// Dir is the directory it runs in ("" when a cd to an unknown place came first).
-	Dir string
+	Dir  string
+	Full string
 }
 
 // analyzer walks a parsed command line, tracking the working directory through cd.
@@ -125,6 +128,7 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 		}
 	}
 	words := st.Words
+	full := joinWords(words)
 	// Leading assignments, keywords and wrappers.
 	for len(words) > 0 {
 		w := words[0]
@@ -161,7 +165,7 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 		return cwd
 	}
 	text := joinWords(words)
-	a.out.Segments = append(a.out.Segments, Segment{Text: text, Dir: cwd})
+	a.out.Segments = append(a.out.Segments, Segment{Text: text, Dir: cwd, Full: full})
 	if words[0].Dynamic {
 		a.note("the command name of " + quoteCmd(text) + " is only known when it runs")
 		return cwd

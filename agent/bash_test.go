@@ -119,7 +119,9 @@ func TestAnalyzeBashAsksTheClassifierAboutEverySimpleCommand(t *testing.T) {
 	got := AnalyzeBash("cd pkg && npm publish --dry-run; /usr/bin/npm publish", "/w", "", classify)
 	assert.Equal(t, []string{"registry-upload /w/pkg (dry run)", "registry-upload /w/pkg"}, effectStrings(got))
 	assert.Equal(t, [][]string{{"cd", "pkg"}, {"npm", "publish", "--dry-run"}, {"npm", "publish"}}, seen)
-	assert.Equal(t, []Segment{{"cd pkg", "/w"}, {"npm publish --dry-run", "/w/pkg"}, {"/usr/bin/npm publish", "/w/pkg"}}, got.Segments)
+	assert.Equal(t, []Segment{{"cd pkg", "/w", "cd pkg"}, {"npm publish --dry-run", "/w/pkg", "npm publish --dry-run"}, {"/usr/bin/npm publish", "/w/pkg", "/usr/bin/npm publish"}}, got.Segments)
+	got = AnalyzeBash("FOO=1 sudo -u root rm x", "/w", "", nil)
+	assert.Equal(t, []Segment{{"rm x", "/w", "FOO=1 sudo -u root rm x"}}, got.Segments)
 }
 
 func FuzzAnalyzeBash(f *testing.F) {

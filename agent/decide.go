@@ -200,7 +200,13 @@ func (d *decider) shell() {
 		if dir == "" {
 			dir = c.Cwd
 		}
-		d.permission(permRequest{Dir: dir, Actions: []string{"Bash(" + seg.Text + ")"}})
+		// Rules see the command both as written (Bash(sudo:*)) and without its
+		// wrappers (Bash(rm:*) for `sudo rm x`).
+		actions := []string{"Bash(" + seg.Text + ")"}
+		if seg.Full != seg.Text {
+			actions = append(actions, "Bash("+seg.Full+")")
+		}
+		d.permission(permRequest{Dir: dir, Actions: actions})
 	}
 	// Edits, grouped by whether they reach into folders (rm -r, mv, git checkout).
 	var edits, deep []string
