@@ -344,3 +344,34 @@ func TestPublishSignalDuringTheChecksStopsBeforeTheCommand(t *testing.T) {
 	assert.Equal(t, []string{"check"}, w.ran(), "npm never started")
 	assert.Contains(t, w.stderr.String(), "interrupt received before npm publish started; it was not run.")
 }
+
+func TestPublishChecksTheProjectTheCommandActsOn(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"npm publish ./sub acts on the private subfolder", []string{"npm", "publish", "./sub"}, 1},
+		{"npm --prefix sub publish acts on the private subfolder", []string{"npm", "--prefix", "sub", "publish"}, 1},
+		{"cargo --manifest-path acts on the private crate", []string{"cargo", "publish", "--manifest-path", "sub/Cargo.toml"}, 1},
+		{"env -C sub acts on the private subfolder", []string{"env", "-C", "sub", "npm", "publish"}, 1},
+		{"npm publish of the approved folder runs", []string{"npm", "publish"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.standIn("cargo", `echo "cargo $*" >> "$RECORD"`)
+			w.write("PUBLIC.txt", "")
+			w.write("sub/PRIVATE.txt", "the sub-package stays internal")
+			assert.Equal(t, tc.code, w.publish(PublishOptions{}, tc.args...), w.stderr.String())
+			if tc.code == 1 {
+				assert.Nil(t, w.ran())
+				// PUBLIC.txt above and PRIVATE.txt in the project: both apply, PRIVATE wins.
+				assert.Contains(t, w.stderr.String(), "refused registry-upload of "+filepath.Join(w.root, "sub")+": both PRIVATE.txt and PUBLIC.txt are present")
+				assert.Contains(t, w.stderr.String(), "| the sub-package stays internal")
+			} else {
+				assert.Equal(t, []string{strings.Join(tc.args, " ")}, w.ran())
+			}
+		})
+	}
+}
