@@ -91,7 +91,7 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 	if err != nil {
 		if format == CIFormatGitHub {
 			// Shown on the run's page, not only in the log.
-			fmt.Fprintf(env.Stdout, "::error title=%s::%s\n", escapeProperty("guard ci"), escapeData(err.Error()))
+			fmt.Fprintf(env.Stdout, "::error::%s\n", escapeData("guard "+err.Error()))
 		}
 		return err
 	}

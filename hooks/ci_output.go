@@ -58,28 +58,29 @@ func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// writeAnnotations is the github format: one ::error per blocked path and committed
-// marker, one ::warning per policy warning, then a one-line verdict.
+// writeAnnotations is the github format: one `::error file=PATH::MESSAGE` per blocked
+// path and committed marker, one ::warning per policy warning, then a one-line
+// verdict.
 func writeAnnotations(env *guard.Env, top string, rep CIReport, decisions []*guard.Decision) {
 	w := env.Stdout
 	warned := map[string]bool{}
 	for i, d := range decisions {
 		op := rep.Ops[i]
 		for _, b := range d.Blocking {
-			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(relTo(top, b.Path)), escapeProperty("guard: "+op+" refused"), escapeData(blockMessage(top, op, b)))
+			fmt.Fprintf(w, "::error file=%s::%s\n", escapeProperty(relTo(top, b.Path)), escapeData("guard: "+blockMessage(top, op, b)))
 		}
 		for _, s := range d.Warnings {
 			if !warned[s] {
 				warned[s] = true
-				fmt.Fprintf(w, "::warning title=guard::%s\n", escapeData(s))
+				fmt.Fprintf(w, "::warning::%s\n", escapeData("guard: "+s))
 			}
 		}
 	}
 	for _, m := range rep.Markers {
-		fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(m.Path), escapeProperty("guard: committed marker"), escapeData(markerMessage(m)))
+		fmt.Fprintf(w, "::error file=%s::%s\n", escapeProperty(m.Path), escapeData("guard: "+markerMessage(m)))
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "::notice title=guard::%s\n", escapeData(n))
+		fmt.Fprintf(w, "::notice::%s\n", escapeData("guard: "+n))
 	}
 	if rep.Allowed {
 		fmt.Fprintf(w, "guard ci: ok: %d changed path(s) checked for %s\n", len(rep.Paths), strings.Join(rep.Ops, ", "))

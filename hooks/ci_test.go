@@ -182,7 +182,7 @@ func TestCIGitHubFormatAnnotatesAndSummarises(t *testing.T) {
 	require.NoError(t, os.WriteFile(summary, []byte("earlier step\n"), 0o644))
 	r := w.run(dir, map[string]string{"GITHUB_BASE_REF": "main", "GITHUB_STEP_SUMMARY": summary}, CIOptions{Format: CIFormatGitHub})
 	assert.Equal(t, 1, r.code, r.stderr)
-	assert.Equal(t, "::error file=vendor/a%2Cb.go,title=guard%3A push refused::push refused by vendor/LOCK.txt (held by bob): "+
+	assert.Equal(t, "::error file=vendor/a%2Cb.go::guard: push refused by vendor/LOCK.txt (held by bob): "+
 		firstLine(t, r.stdout, "::error"), strings.SplitN(r.stdout, "\n", 2)[0])
 	assert.Contains(t, r.stdout, "guard ci: refused\n")
 	data, err := os.ReadFile(summary)

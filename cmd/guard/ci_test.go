@@ -37,7 +37,7 @@ func TestCIEndToEnd(t *testing.T) {
 
 	stdout, stderr, code := runGuard(t, ci, env, "ci", "--format", "github")
 	assert.Equal(t, 1, code, stderr)
-	assert.True(t, strings.HasPrefix(stdout, "::error file=core/b.go,title=guard%3A push refused::push refused by core/LOCK.txt (held by bob): "), stdout)
+	assert.True(t, strings.HasPrefix(stdout, "::error file=core/b.go::guard: push refused by core/LOCK.txt (held by bob): "), stdout)
 	assert.Contains(t, stderr, "core rewrite")
 	data, err := os.ReadFile(summary)
 	require.NoError(t, err)
@@ -61,6 +61,6 @@ func TestCIEndToEnd(t *testing.T) {
 	gitIn(t, top, "clone", "-q", "--depth", "1", "-b", "feature", "file://"+origin, shallow)
 	stdout, stderr, code = runGuard(t, shallow, env, "ci", "--format", "github")
 	assert.Equal(t, 2, code)
-	assert.True(t, strings.HasPrefix(stdout, "::error title=guard ci::ci: the base origin/main is not in this clone's history because the clone is shallow"), stdout)
+	assert.True(t, strings.HasPrefix(stdout, "::error::guard ci: the base origin/main is not in this clone's history because the clone is shallow"), stdout)
 	assert.Contains(t, stderr, "fetch-depth: 0")
 }
