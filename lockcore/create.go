@@ -41,6 +41,12 @@ type AcquireOptions struct {
 	// Force replaces a lock of the same name whoever holds it (the RESPECT check still
 	// refuses when another lock covers the area).
 	Force bool
+	// Covering, when set, tells RESPECT which locks outside spec.Dir cover it (the
+	// policy's view: directories above, .guard.toml scope mappings, other working
+	// trees of the repository); only those that stop the caller count. When nil,
+	// RESPECT walks the directories above spec.Dir with the scope-folder rule. Locks
+	// in spec.Dir itself are always judged by scope overlap.
+	Covering func(dir string) ([]*Lock, error)
 }
 
 // Acquired is the result of a successful Acquire.
@@ -102,7 +108,7 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 	}
 	path := spec.Path()
 
-	warnings, err := respect(spec, path, now, loc)
+	warnings, err := respect(spec, path, now, loc, opt.Covering)
 	if err != nil {
 		return nil, err
 	}
@@ -273,35 +279,63 @@ func readNoFollow(path string) ([]byte, time.Time, error) {
 }
 
 // respect applies the RESPECT rule before anything is written.
-func respect(spec Spec, path string, now time.Time, loc *time.Location) ([]string, error) {
+func respect(spec Spec, path string, now time.Time, loc *time.Location, covering func(string) ([]*Lock, error)) ([]string, error) {
 	var warnings []string
+	judge := func(l *Lock) error {
+		if l.Path == path || !l.Active(now) || !stopsCaller(l, spec) {
+			return nil
+		}
+		if l.Soft() {
+			warnings = append(warnings, fmt.Sprintf("soft lock %s (%s) also covers %s", l.Path, l.Owner, spec.Dir))
+			return nil
+		}
+		return &ConflictError{Lock: l, Reason: "it covers " + spec.Dir}
+	}
+	here, err := ReadDir(spec.Dir, loc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot list locks: %w", spec.Dir, err)
+	}
 	myScope := spec.ScopeOrProject()
-	for d, first := spec.Dir, true; ; first = false {
+	for _, l := range here {
+		if ScopesOverlap(myScope, l.Scope) {
+			if err := judge(l); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if covering != nil {
+		others, err := covering(spec.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range others {
+			if l.Dir == spec.Dir {
+				continue // judged above, by scope
+			}
+			if err := judge(l); err != nil {
+				return nil, err
+			}
+		}
+		return warnings, nil
+	}
+	if filepath.Dir(spec.Dir) == spec.Dir {
+		return warnings, nil // the file-system root has nothing above it
+	}
+	for d := filepath.Dir(spec.Dir); ; d = filepath.Dir(d) {
 		locks, err := ReadDir(d, loc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot list locks: %w", d, err)
 		}
 		for _, l := range locks {
-			if l.Path == path || !l.Active(now) || !stopsCaller(l, spec) {
-				continue
+			if ancestorCovers(l, spec.Dir) {
+				if err := judge(l); err != nil {
+					return nil, err
+				}
 			}
-			if first && !ScopesOverlap(myScope, l.Scope) {
-				continue
-			}
-			if !first && !ancestorCovers(l, spec.Dir) {
-				continue
-			}
-			if l.Soft() {
-				warnings = append(warnings, fmt.Sprintf("soft lock %s (%s) also covers %s", l.Path, l.Owner, spec.Dir))
-				continue
-			}
-			return nil, &ConflictError{Lock: l, Reason: "it covers " + spec.Dir}
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
+		if filepath.Dir(d) == d {
 			return warnings, nil
 		}
-		d = parent
 	}
 }
 

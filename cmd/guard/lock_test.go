@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -238,4 +239,45 @@ func TestFencingAcrossPruneAndTakeover(t *testing.T) {
 	assert.Greater(t, fc, fb)
 	st, _ = lockcore.FenceStatus(p, strconv.FormatInt(fb, 10), time.Now(), time.Local)
 	assert.Equal(t, lockcore.FenceLost, st)
+}
+
+func TestLockRespectSeesWhatCheckSees(t *testing.T) {
+	t.Run("a lock in the main clone refuses a claim in a linked worktree", func(t *testing.T) {
+		base := t.TempDir()
+		main := filepath.Join(base, "main")
+		require.NoError(t, os.Mkdir(main, 0o755))
+		git := func(dir string, args ...string) {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, string(out))
+		}
+		git(main, "init", "-q", "-b", "main")
+		require.NoError(t, os.WriteFile(filepath.Join(main, "f.txt"), []byte("x"), 0o644))
+		git(main, "add", ".")
+		git(main, "commit", "-q", "-m", "c")
+		wt := filepath.Join(base, "wt")
+		git(main, "worktree", "add", "-q", wt)
+		_, errOut, code := runGuard(t, main, lockEnv("alice"), "lock")
+		require.Equal(t, 0, code, errOut)
+		_, errOut, code = runGuard(t, wt, lockEnv("bob"), "lock")
+		assert.Equal(t, 1, code, errOut)
+		assert.Contains(t, errOut, filepath.Join(main, "LOCK.txt"))
+		assert.NoFileExists(t, filepath.Join(wt, "LOCK.txt"))
+	})
+	t.Run("a scope mapped in .guard.toml covers only its globs", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, d := range []string{"frontend", "backend"} {
+			require.NoError(t, os.Mkdir(filepath.Join(dir, d), 0o755))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".guard.toml"), []byte("[scopes]\nweb = [\"frontend/**\"]\n"), 0o644))
+		_, errOut, code := runGuard(t, dir, lockEnv("alice"), "lock", "--scope", "web")
+		require.Equal(t, 0, code, errOut)
+		_, errOut, code = runGuard(t, filepath.Join(dir, "backend"), lockEnv("bob"), "lock")
+		assert.Equal(t, 0, code, errOut)
+		_, errOut, code = runGuard(t, filepath.Join(dir, "frontend"), lockEnv("bob"), "lock")
+		assert.Equal(t, 1, code, errOut)
+		assert.Contains(t, errOut, filepath.Join(dir, "LOCK.web.txt"))
+	})
 }

@@ -128,7 +128,17 @@ func RunLock(o LockOptions) error {
 		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
 	}
 	now := env.Clock.Now()
-	res, err := lockcore.Acquire(spec, lockcore.AcquireOptions{Now: now, Force: o.Force})
+	// RESPECT sees what guard check sees: locks above DIR with .guard.toml scope
+	// mappings, and locks in the other working trees of the repository.
+	policy := guard.NewPolicy(env, id)
+	covering := func(dir string) ([]*lockcore.Lock, error) {
+		locks, errs := policy.Covering(dir)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("guard could not see whether a lock covers %s (fail closed): %w", dir, errs[0])
+		}
+		return locks, nil
+	}
+	res, err := lockcore.Acquire(spec, lockcore.AcquireOptions{Now: now, Force: o.Force, Covering: covering})
 	if err != nil {
 		return lockRefusal(err)
 	}
