@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
@@ -49,6 +50,10 @@ func RunPermissions(o PermissionsOptions) error {
 		dir = env.Dir
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.Dir, dir)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		// A mistyped DIR must not read as "no permissions file, allow".
+		return guard.Exitf(guard.ExitUsage, "permissions: %s is not a directory", dir)
 	}
 	agent := o.Agent
 	if agent == "" {

@@ -43,6 +43,7 @@ func TestRunPermissions(t *testing.T) {
 		{"a tool glob denies an mcp deletion", dir, "mcp__github__delete_repo", 1, "deny\n", "mcp__*__delete*"},
 		{"no permissions file allows and says so", empty, "Bash(rm -rf /)", 0, "allow\n", "default allow"},
 		{"an invalid file is an error naming it and the line", broken, "Bash(ls)", 2, "", "LOCK.permissions.txt: invalid JSON at line 3"},
+		{"a DIR that does not exist is bad input, not an allow", filepath.Join(empty, "nope"), "Bash(ls)", 2, "", "is not a directory"},
 		{"a relative DIR is read from the working directory", filepath.Base(dir), "Bash(rm -rf x)", 1, "deny\n", ""},
 	}
 	for _, c := range cases {
