@@ -81,6 +81,11 @@ var offsetLayouts = []string{
 	"2006-01-02 15:04Z07:00",
 	"2006-01-02 15:04:05Z07:00",
 	"2006-01-02 15:04:05.999999999Z07:00",
+	// Offsets without a colon, which fromisoformat also reads.
+	"2006-01-02T15:04:05.999999999-0700",
+	"2006-01-02 15:04:05.999999999-0700",
+	"2006-01-02T15:04-0700",
+	"2006-01-02 15:04-0700",
 }
 
 // ParseTime parses a created or not_before value: YYYY-MM-DD[T| ]HH:MM[:SS] or

@@ -71,6 +71,8 @@ func TestParseTimeReadsTheCreatedFormats(t *testing.T) {
 		{"Z is UTC", "2026-01-05T10:20:30Z", at(2026, 1, 5, 12, 20, 30), true},
 		{"an offset without seconds", "2026-10-08T12:00-07:00", at(2026, 10, 8, 21, 0, 0), true},
 		{"an offset with fractional seconds", "2026-01-05T10:20:30.5+02:00", at(2026, 1, 5, 10, 20, 30).Add(500 * time.Millisecond), true},
+		{"an offset without a colon", "2026-01-05T10:20:30+0100", at(2026, 1, 5, 11, 20, 30), true},
+		{"a space and an offset", "2026-01-05 10:20+02:00", at(2026, 1, 5, 10, 20, 0), true},
 		{"the template placeholder is not a time", "YYYY-MM-DDTHH:MM", time.Time{}, false},
 		{"February 30th does not exist", "2026-02-30", time.Time{}, false},
 		{"month 13 does not exist", "2026-13-01", time.Time{}, false},
