@@ -98,7 +98,11 @@ func privateRefusal(op, dir string, m *Marker) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "refused %s of %s: %s marks this project private; guard never publishes a project under PRIVATE.txt.\n", op, dir, m.Path)
 	writeConditions(&b, m)
-	b.WriteString("  what now: do not publish. If those conditions are met, the person who may approve publication replaces PRIVATE.txt with PUBLIC.txt.")
+	if strings.TrimSpace(m.Content) == "" {
+		b.WriteString("  what now: do not publish; ask whoever placed PRIVATE.txt. Only a person who may approve publication replaces it with PUBLIC.txt.")
+	} else {
+		b.WriteString("  what now: do not publish. Once those conditions are met, a person who may approve publication replaces PRIVATE.txt with PUBLIC.txt.")
+	}
 	return b.String()
 }
 

@@ -1,0 +1,60 @@
+package guard
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var updatePublication = flag.Bool("update-publication", false, "rewrite the golden refusals in testdata/publication")
+
+// TestPublicationRefusalsMatchTheGoldenFiles pins the full text a person or agent
+// reads when a publication is refused (temporary paths written as $ROOT).
+func TestPublicationRefusalsMatchTheGoldenFiles(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		op    string
+		cfg   *Config
+	}{
+		{"private", map[string]string{"PRIVATE.txt": "Internal until the security review is done.\nOwner: carol@example.com\n"}, "registry-upload", nil},
+		{"private-empty", map[string]string{"PRIVATE.txt": ""}, "visibility-public", nil},
+		{"both", map[string]string{"../PUBLIC.txt": "check: npm test\n", "PRIVATE.txt": "Not yet.\n"}, "publish-release", nil},
+		{"none", map[string]string{}, "registry-upload", nil},
+		{"require-public", map[string]string{}, "registry-upload", &Config{Path: "/repo/.guard.toml", Publish: PublishConfig{RequirePublic: true}}},
+		{"condition-lock", map[string]string{"PUBLIC.txt": "", "LOCK.condition.txt": "owner: alice\ncreated: 2026-11-29T11:00:00\nrelease_condition: legal approves the license\noperations: registry-upload\n"}, "registry-upload", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "pkg")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			for p, c := range tc.files {
+				write(t, filepath.Join(dir, p), c)
+			}
+			cfg := tc.cfg
+			if cfg == nil {
+				cfg = &Config{}
+			}
+			d, err := CheckPublication(NewPolicy(testEnv(root), Identity{Owner: "bob", Host: "hostA"}), dir, tc.op, cfg)
+			require.NoError(t, err)
+			var out bytes.Buffer
+			d.Explain(&out)
+			got := strings.ReplaceAll(out.String(), root, "$ROOT")
+			golden := filepath.Join("testdata", "publication", tc.name+".txt")
+			if *updatePublication {
+				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "run go test ./guard -run Golden -update-publication to create it")
+			assert.Equal(t, string(want), got)
+		})
+	}
+}
