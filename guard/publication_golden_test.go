@@ -15,7 +15,8 @@ import (
 var updatePublication = flag.Bool("update-publication", false, "rewrite the golden refusals in testdata/publication")
 
 // TestPublicationRefusalsMatchTheGoldenFiles pins the full text a person or agent
-// reads when a publication is refused (temporary paths written as $ROOT).
+// reads when a marker refuses a publication (temporary paths written as $ROOT). Lock
+// refusals are Decision.Explain's and pinned with it.
 func TestPublicationRefusalsMatchTheGoldenFiles(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -28,7 +29,6 @@ func TestPublicationRefusalsMatchTheGoldenFiles(t *testing.T) {
 		{"both", map[string]string{"../PUBLIC.txt": "check: npm test\n", "PRIVATE.txt": "Not yet.\n"}, "publish-release", nil},
 		{"none", map[string]string{}, "registry-upload", nil},
 		{"require-public", map[string]string{}, "registry-upload", &Config{Path: "/repo/.guard.toml", Publish: PublishConfig{RequirePublic: true}}},
-		{"condition-lock", map[string]string{"PUBLIC.txt": "", "LOCK.condition.txt": "owner: alice\ncreated: 2026-11-29T11:00:00\nrelease_condition: legal approves the license\noperations: registry-upload\n"}, "registry-upload", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
