@@ -199,6 +199,12 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		ch <- staged{c, err}
 	}()
 	s, err := openSession(ctx, env)
+	if err == nil {
+		// While git still diffs, the policy reads the directories every staged path
+		// shares (the repository root and those above it) into its cache; the answer
+		// itself is asked again below with the real paths.
+		_, _ = s.askFenced([]string{"commit"}, []string{s.root()}, false)
+	}
 	st := <-ch
 	if err != nil {
 		return err
