@@ -44,10 +44,22 @@ func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone
 		if err != nil {
 			continue
 		}
-		base := strings.Count(filepath.Clean(root), string(filepath.Separator))
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		// WalkDir does not follow a symbolic link, not even the root's: walk the
+		// root's target and report paths under the root as given.
+		walkRoot := root
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			walkRoot = real
+		}
+		shown := func(p string) string {
+			if rel, err := filepath.Rel(walkRoot, p); err == nil {
+				return filepath.Join(root, rel)
+			}
+			return p
+		}
+		base := strings.Count(filepath.Clean(walkRoot), string(filepath.Separator))
+		_ = filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if p == root {
+				if p == walkRoot {
 					warn(fmt.Sprintf("cannot read root %s: %v", root, err))
 				}
 				if d != nil && d.IsDir() {
@@ -58,15 +70,16 @@ func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone
 			if !d.IsDir() {
 				return nil
 			}
-			if p != root && (skip[strings.ToLower(d.Name())] || d.Name() == ".git") {
+			if p != walkRoot && (skip[strings.ToLower(d.Name())] || d.Name() == ".git") {
 				return fs.SkipDir
 			}
 			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
 				if !seen[p] {
 					seen[p] = true
 					if c, err := readClone(p); err != nil {
-						warn(fmt.Sprintf("cannot read the git remotes of %s: %v", p, err))
+						warn(fmt.Sprintf("cannot read the git remotes of %s: %v", shown(p), err))
 					} else {
+						c.Path = shown(p)
 						out = append(out, c)
 					}
 				}

@@ -466,6 +466,22 @@ func TestAuditRootArgumentsKeepTheRootsFilesSkipDirs(t *testing.T) {
 	}
 }
 
+func TestFindClonesFollowsASymlinkedRoot(t *testing.T) {
+	top := t.TempDir()
+	gitClone(t, filepath.Join(top, "real", "a"), "https://github.com/acme/a.git")
+	gitClone(t, filepath.Join(top, "real", "node_modules", "b"), "https://github.com/acme/b.git")
+	require.NoError(t, os.Symlink(filepath.Join(top, "real"), filepath.Join(top, "code")))
+	var warnings []string
+	clones := FindClones([]CloneRoot{{Path: filepath.Join(top, "code"), MaxDepth: 4}}, nil, func(s string) { warnings = append(warnings, s) })
+	assert.Equal(t, []Clone{{Path: filepath.Join(top, "code", "a"), Keys: []RepoKey{"github.com/acme/a"}}}, clones)
+	assert.Empty(t, warnings)
+
+	clones = FindClones([]CloneRoot{{Path: filepath.Join(top, "missing"), MaxDepth: 4}}, nil, func(s string) { warnings = append(warnings, s) })
+	assert.Empty(t, clones)
+	require.Len(t, warnings, 1)
+	assert.Contains(t, warnings[0], "cannot read root "+filepath.Join(top, "missing"))
+}
+
 func regexpQuote(s string) string {
 	var b strings.Builder
 	for _, r := range s {
