@@ -255,3 +255,17 @@ func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error
 	}
 	return spec.Path(), nil
 }
+
+// otherLocks lists the locks beside path, for a "no such lock" message that shows
+// which naming flags were probably meant.
+func otherLocks(path string) string {
+	locks, err := lockcore.ReadDir(filepath.Dir(path), nil)
+	if err != nil || len(locks) == 0 {
+		return ""
+	}
+	var names []string
+	for _, l := range locks {
+		names = append(names, fmt.Sprintf("%s (%s)", l.File, l.Owner))
+	}
+	return "; locks here: " + strings.Join(names, ", ")
+}

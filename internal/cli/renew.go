@@ -43,7 +43,7 @@ func RunRenew(o RenewOptions) error {
 	l, err := lockcore.Renew(path, id.Owner, o.Expires, now, now.Location())
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
-		return guard.Exitf(guard.ExitRefused, "renew: no lock at %s", path)
+		return guard.Exitf(guard.ExitRefused, "renew: no lock at %s%s", path, otherLocks(path))
 	case errors.Is(err, lockcore.ErrNotOwner), errors.Is(err, lockcore.ErrExpired):
 		return guard.Exitf(guard.ExitRefused, "renew refused: %w", err)
 	case err != nil:

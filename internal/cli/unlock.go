@@ -49,7 +49,7 @@ func RunUnlock(o UnlockOptions) error {
 	})
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
-		return guard.Exitf(guard.ExitRefused, "unlock: no lock at %s", path)
+		return guard.Exitf(guard.ExitRefused, "unlock: no lock at %s%s", path, otherLocks(path))
 	case errors.Is(err, lockcore.ErrUserLock):
 		return guard.Exitf(guard.ExitRefused, "unlock refused: %s is a user lock; only a person removes it (guard unlock --force from a terminal)", path)
 	case errors.Is(err, lockcore.ErrNotOwner), errors.Is(err, lockcore.ErrNotRegular):
