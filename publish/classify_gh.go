@@ -7,7 +7,7 @@ import (
 )
 
 // ghValued are gh options that take a value, across the subcommands guard reads.
-var ghValued = []string{"-R", "--repo", "-X", "--method", "-f", "-F", "--field", "--raw-field", "-H", "--header", "--input", "--jq", "-q", "--template", "-t", "--hostname", "--cache", "--visibility", "-d", "--description", "-h", "--homepage", "-c", "--clone", "-g", "--gitignore", "-l", "--license", "-p", "--team", "--template", "-s", "--source", "-r", "--remote", "--title", "-n", "--notes", "--notes-file", "--target", "--discussion-category", "--notes-start-tag", "--add-topic", "--remove-topic", "--default-branch", "--filename", "--desc", "--branch", "--name"}
+var ghValued = []string{"-R", "--repo", "-X", "--method", "-f", "-F", "--field", "--raw-field", "-H", "--header", "--input", "--jq", "-q", "--template", "-t", "--hostname", "--cache", "--visibility", "-d", "--description", "-h", "--homepage", "-g", "--gitignore", "-l", "--license", "-p", "--team", "--template", "-s", "--source", "-r", "--remote", "--title", "-n", "--notes", "--notes-file", "--target", "--discussion-category", "--notes-start-tag", "--add-topic", "--remove-topic", "--default-branch", "--filename", "--desc", "--branch", "--name"}
 
 // ghKnown are gh's own top-level commands; any other first word may be an alias
 // (gh alias set) and is read with suspicion.
