@@ -67,6 +67,11 @@ func newHookCmd(env *guard.Env) *cobra.Command {
 // must not be pushed to a public GitHub repository (publish.PushVisibility, bounded
 // to 2 s). GUARD_BYPASS lets its refusal through too, recorded in the bypass log.
 func prePushVisibility(ctx context.Context, env *guard.Env, remote, url string) error {
+	// git runs hooks at the working tree's top: without a PRIVATE.txt there or above,
+	// there is nothing to check and no git process to start.
+	if len(guard.FindMarkers(env.Dir).Private) == 0 {
+		return nil
+	}
 	repo, err := hooks.OpenRepo(ctx, hooks.GitFor(env))
 	if err != nil || repo.Top == "" {
 		return nil // the lock checks above already judged this repository
