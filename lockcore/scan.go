@@ -95,7 +95,7 @@ func Scan(roots []ScanRoot, opts ScanOptions) *ScanResult {
 		st, err := os.Stat(r.Path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscallENOTDIR) {
-				w.errs = append(w.errs, &ScanError{Path: r.Path, Err: err})
+				w.errs = append(w.errs, &ScanError{Path: r.Path, Err: unwrapPathError(err)})
 			}
 			continue
 		}

@@ -272,3 +272,17 @@ func TestScanResultActiveDropsExpiredLocks(t *testing.T) {
 	assert.Equal(t, []string{"new/LOCK.txt", "old/LOCK.txt", "user/LOCK.user.txt"}, relPaths(t, root, res.Locks))
 	assert.Equal(t, []string{"new/LOCK.txt", "user/LOCK.user.txt"}, relPaths(t, root, res.Active(now)))
 }
+
+func TestScanReportsARootThatCannotBeResolved(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	base := t.TempDir()
+	mkTree(t, base, map[string]string{"ok/LOCK.txt": ""})
+	loop := filepath.Join(base, "loop")
+	require.NoError(t, os.Symlink("loop", loop))
+	res := lockcore.Scan([]lockcore.ScanRoot{{Path: loop, MaxDepth: 4}, {Path: filepath.Join(base, "ok"), MaxDepth: 4}}, lockcore.ScanOptions{})
+	assert.Equal(t, []string{"ok/LOCK.txt"}, relPaths(t, base, res.Locks))
+	require.Len(t, res.Errors, 1)
+	assert.Equal(t, loop+": too many levels of symbolic links", res.Errors[0].Error())
+}

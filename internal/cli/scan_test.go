@@ -191,3 +191,13 @@ func TestRunScanWriteCache(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "# LOCK-CACHE (all roots)\n", "without caches one file goes beside the roots file")
 }
+
+func TestRunScanReportsARootItCannotReadAndGoesOn(t *testing.T) {
+	root := scanTree(t)
+	loop := filepath.Join(root, "loop")
+	require.NoError(t, os.Symlink("loop", loop))
+	env, out, errb := readEnv(root, nil)
+	require.NoError(t, cli.RunScan(cli.ScanOptions{Env: env, RootsInput: cli.RootsInput{Roots: []string{"loop", "a"}}}))
+	assert.Equal(t, "guard scan: could not read "+loop+": too many levels of symbolic links (skipped)\n", errb.String())
+	assert.Contains(t, out.String(), "guard scan: 1 active lock(s):\n  "+root+"/a/LOCK.txt\n")
+}
