@@ -97,20 +97,33 @@ func (a args) values(names ...string) []string {
 }
 
 // flag reports whether a boolean flag is set: "--name", or "--name=<true>"; an
-// explicit false ("--dry-run=false") is not set.
+// explicit false ("--dry-run=false", or "--dry-run false" as npm's option parser
+// reads it) is not set. Reading a false where a tool would see a set flag only
+// guards a dry run; the other way round would let a publication through.
 func (a args) flag(names ...string) bool {
-	for _, w := range a.words {
+	for i, w := range a.words {
 		if w == "--" {
 			return false
 		}
 		for _, n := range names {
 			if w == n {
+				if i+1 < len(a.words) && isFalse(a.words[i+1]) {
+					return false
+				}
 				return true
 			}
 			if v, ok := strings.CutPrefix(w, n+"="); ok {
 				return isTrue(v)
 			}
 		}
+	}
+	return false
+}
+
+func isFalse(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "0", "no", "off":
+		return true
 	}
 	return false
 }

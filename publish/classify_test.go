@@ -61,6 +61,7 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		dry("npm publish --dry-run rehearses", "npm publish --dry-run", up),
 		dry("npm publish --dry-run=true rehearses", "npm publish --dry-run=true", up),
 		pub("npm publish --dry-run=false really uploads", "npm publish --dry-run=false", up),
+		pub("npm publish --dry-run false really uploads", "npm publish --dry-run false", up),
 		pub("npm access public makes a package public", "npm access public @scope/pkg", vis),
 		pub("npm access set status=public makes a package public", "npm access set status=public @scope/pkg", vis),
 		none("npm install publishes nothing", "npm install"),
