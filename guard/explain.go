@@ -26,17 +26,18 @@ func (d *Decision) Explain(w io.Writer) {
 		lock  *lockcore.Lock
 		paths []string
 		why   string
+		claim bool
 	}
 	var groups []*group
 	byKey := map[string]*group{}
 	for _, b := range d.Blocking {
 		key := b.Reason
-		if b.Lock != nil {
+		if b.Lock != nil && !b.TeamClaim {
 			key = b.Lock.Path
 		}
 		g := byKey[key]
 		if g == nil {
-			g = &group{lock: b.Lock, why: b.Reason}
+			g = &group{lock: b.Lock, why: b.Reason, claim: b.TeamClaim}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
@@ -49,6 +50,11 @@ func (d *Decision) Explain(w io.Writer) {
 		if g.lock == nil {
 			fmt.Fprintf(w, "  %s\n", g.why)
 			writePaths(w, g.paths)
+			continue
+		}
+		if g.claim {
+			fmt.Fprintf(w, "  %s\n  team lock: %s\n", g.why, g.lock.Path)
+			writePaths(w, g.paths) // the reason already says what to do
 			continue
 		}
 		writeLock(w, g.lock, g.why, d.now)

@@ -77,6 +77,9 @@ type Block struct {
 	Lock *lockcore.Lock
 	// Reason says why, in a sentence.
 	Reason string
+	// TeamClaim is set when the block is another agent's claim in a team lock of the
+	// caller's own host, not the lock itself.
+	TeamClaim bool
 }
 
 // Decision is the policy's answer.
@@ -313,13 +316,15 @@ func (p *Policy) judge(d *Decision, abs string, h hit, ops []string, warn func(s
 	if !ok {
 		return
 	}
-	if l.ReadErr == nil && l.Owner != "" && l.Owner == p.id.Owner {
-		return
-	}
+	// On its own host a team lock stops nobody, but the paths another agent of the
+	// team claimed stop everyone else, the lock's owner included.
 	if l.Kind == lockcore.Team && l.Name.Host != "" && strings.EqualFold(l.Name.Host, p.id.Host) && l.ReadErr == nil {
 		if reason, blocked := TeamClaimBlocks(l, h.target, p.id); blocked {
-			d.Blocking = append(d.Blocking, Block{Path: abs, Lock: l, Reason: reason})
+			d.Blocking = append(d.Blocking, Block{Path: abs, Lock: l, Reason: reason, TeamClaim: true})
 		}
+		return
+	}
+	if l.ReadErr == nil && l.Owner != "" && l.Owner == p.id.Owner {
 		return
 	}
 	if l.Soft() {

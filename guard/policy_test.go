@@ -211,3 +211,27 @@ func TestPolicyFollowsSymlinksToTheRealArea(t *testing.T) {
 		assert.Len(t, dec.Blocking, 1, "one lock, reported once")
 	}
 }
+
+func TestPolicyTeamClaimStopsTheLockOwnerToo(t *testing.T) {
+	root := t.TempDir()
+	lock := filepath.Join(root, "LOCK.team.hostA.txt")
+	write(t, lock, "owner: lead\ncreated: 2026-11-29T11:00:00\nhost: hostA\n\n"+lockcore.TeamSectionsTemplate())
+	_, err := lockcore.UpdateTeamLock(lock, testNow, lockcore.TeamOp{Action: lockcore.TeamClaim, Agent: "agent-2", Section: lockcore.SectionFileClaims, Resources: []string{"src"}}, lockcore.TeamUpdateOptions{})
+	require.NoError(t, err)
+
+	for _, who := range []string{"lead", "agent-3"} {
+		dec, err := NewPolicy(testEnv(root), Identity{Owner: who, Host: "hostA"}).Check(Request{Paths: []string{"src/a.go"}})
+		require.NoError(t, err)
+		require.False(t, dec.Allowed, who)
+		assert.True(t, dec.Blocking[0].TeamClaim)
+		var buf bytes.Buffer
+		dec.Explain(&buf)
+		assert.Contains(t, buf.String(), "claimed by agent agent-2")
+	}
+	dec, err := NewPolicy(testEnv(root), Identity{Owner: "agent-2", Host: "hostA"}).Check(Request{Paths: []string{"src/a.go"}})
+	require.NoError(t, err)
+	assert.True(t, dec.Allowed, "the claiming agent itself")
+	dec, err = NewPolicy(testEnv(root), Identity{Owner: "lead", Host: "hostA"}).Check(Request{Paths: []string{"docs/a.md"}})
+	require.NoError(t, err)
+	assert.True(t, dec.Allowed, "unclaimed paths on the team's own host")
+}
