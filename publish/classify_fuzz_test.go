@@ -78,3 +78,26 @@ func FuzzGhPublicNeverSlipsThrough(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNpmPublishIsGuarded: `npm publish` followed by any words that do not ask for a
+// dry run is a guarded registry upload.
+func FuzzNpmPublishIsGuarded(f *testing.F) {
+	f.Add("--access public", "./pkg")
+	f.Add("--tag next --otp 1", "--dry-run=false")
+	f.Add("-- --dry-run", "")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		words := append(append([]string{"npm", "publish"}, strings.Fields(a)...), strings.Fields(b)...)
+		for _, w := range words[2:] {
+			if strings.Contains(strings.ToLower(w), "dry") {
+				return
+			}
+		}
+		c, err := Classify(words, "/w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Publishes() || c.Op != OpRegistryUpload {
+			t.Fatalf("Classify(%q) = op %q dry %v (%s); want a guarded registry-upload", words, c.Op, c.DryRun, c.Why)
+		}
+	})
+}
