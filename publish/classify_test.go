@@ -129,6 +129,7 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		// Python
 		pub("twine upload uploads", "twine upload dist/*", up),
 		pub("twine upload to a repository uploads", "twine upload -r testpypi dist/*", up),
+		pubIn("twine upload of another project's dist acts on that project", "twine upload packages/core/dist/*", up, "packages/core"),
 		pub("python -m twine upload uploads", "python3 -m twine upload --skip-existing dist/*", up),
 		pub("uvx twine upload uploads", "uvx twine upload dist/*", up),
 		pub("pipx run twine upload uploads", "pipx run twine upload dist/*", up),

@@ -24,7 +24,12 @@ func classifyBuiltin(words []string, dir string) Classification {
 	case "cargo":
 		return classifyCargo(rest, dir)
 	case "twine":
-		return subcommandTool("twine", rest, dir, map[string]string{"upload": OpRegistryUpload}, "-r", "--repository", "--repository-url", "-u", "--username", "-p", "--password", "-c", "--comment", "--config-file", "-i", "--identity", "--sign-with", "--cert", "--client-cert")
+		valued := []string{"-r", "--repository", "--repository-url", "-u", "--username", "-p", "--password", "-c", "--comment", "--config-file", "-i", "--identity", "--sign-with", "--cert", "--client-cert"}
+		c := subcommandTool("twine", rest, dir, map[string]string{"upload": OpRegistryUpload}, valued...)
+		if c.Op != "" {
+			c.ProjectDir = distProject(dir, newArgs(rest, valued...).positionals()[1:])
+		}
+		return c
 	case "poetry":
 		return classifyPoetry(rest, dir)
 	case "uv":
@@ -542,4 +547,18 @@ func mentionsGitHubAPI(words []string) bool {
 		}
 	}
 	return false
+}
+
+// distProject is the project whose built files are uploaded: the folder above the
+// dist/ (or wheelhouse/, target/wheels/) folder that the first file lies in, or dir.
+func distProject(dir string, files []string) string {
+	for _, f := range files {
+		p := filepath.ToSlash(resolve(dir, f))
+		for _, marker := range []string{"/dist/", "/wheelhouse/", "/target/wheels/"} {
+			if i := strings.LastIndex(p, marker); i > 0 {
+				return filepath.FromSlash(p[:i])
+			}
+		}
+	}
+	return dir
 }
