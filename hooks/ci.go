@@ -245,12 +245,12 @@ func ResolveCIRange(ctx context.Context, g Git, env *guard.Env, base, head strin
 	// fromRef makes ref the base through its merge base with head.
 	fromRef := func(ref, source string) (CIRange, error) {
 		sha, err := commitOf(ctx, g, ref)
-		ref = strings.TrimPrefix(ref, "refs/remotes/")
+		ref = strings.TrimPrefix(strings.TrimPrefix(ref, "refs/remotes/"), "refs/heads/")
 		if err != nil {
 			if shallow {
 				return CIRange{}, shallowError("the base " + ref)
 			}
-			return CIRange{}, guard.Exitf(guard.ExitUsage, "ci: the base %s (%s) does not exist in this clone: fetch it (git fetch origin) or pass --base REF", ref, source)
+			return CIRange{}, guard.Exitf(guard.ExitUsage, "ci: the base %s does not exist in this clone: fetch it (`git fetch origin`) or pass --base REF", ref)
 		}
 		mb, err := g.Line(ctx, "merge-base", sha, headSHA)
 		if err != nil || mb == "" {
@@ -270,6 +270,17 @@ func ResolveCIRange(ctx context.Context, g Git, env *guard.Env, base, head strin
 		return fromRef(base, "--base "+base)
 	}
 	if b := strings.TrimSpace(env.Env("GITHUB_BASE_REF")); b != "" {
+		if _, err := commitOf(ctx, g, "refs/remotes/origin/"+b); err != nil {
+			// No remote-tracking branch (a clone without origin, a local run): a local
+			// branch of that name is the next best base.
+			if _, lerr := commitOf(ctx, g, "refs/heads/"+b); lerr == nil {
+				rr, err := fromRef("refs/heads/"+b, "merge base with "+b+" (GITHUB_BASE_REF; no origin/"+b+")")
+				if err == nil {
+					rr.Notes = append(rr.Notes, "origin/"+b+" does not exist in this clone: using the local branch "+b)
+				}
+				return rr, err
+			}
+		}
 		return fromRef("refs/remotes/origin/"+b, "merge base with origin/"+b+" (GITHUB_BASE_REF)")
 	}
 	if before := eventBefore(env); before != "" {

@@ -338,7 +338,7 @@ func TestCIFlagsAndExtraOps(t *testing.T) {
 	assert.Contains(t, r.stderr, `unknown --format "yaml"`)
 	r = w.run(dir, nil, CIOptions{Base: "no-such-ref"})
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "the base no-such-ref (--base no-such-ref) does not exist in this clone")
+	assert.Contains(t, r.stderr, "ci: the base no-such-ref does not exist in this clone")
 }
 
 func TestCITagBuildIsAReleaseAtTheRoot(t *testing.T) {
@@ -395,6 +395,26 @@ func TestCICommittedMarkersFail(t *testing.T) {
 			assert.Contains(t, r.stderr, tc.want[0].Path)
 		})
 	}
+}
+
+func TestCIBaseRefFallsBackToALocalBranchWithoutOrigin(t *testing.T) {
+	w := newCIWorld(t)
+	dir := t.TempDir()
+	w.git(dir, "init", "-q", "-b", "main")
+	w.commit(dir, "base", map[string]string{"vendor/lib.go": "package lib\n"})
+	w.git(dir, "checkout", "-q", "-b", "feature")
+	w.commit(dir, "feature", map[string]string{"vendor/new.go": "package lib\n"})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "vendor", "LOCK.txt"), []byte(ciLock), 0o644))
+	r := w.run(dir, map[string]string{"GITHUB_BASE_REF": "main"}, CIOptions{Format: CIFormatJSON})
+	assert.Equal(t, 1, r.code, r.stderr)
+	rep := ciJSON(t, r.stdout)
+	assert.Equal(t, []string{"vendor/new.go"}, rep.Paths)
+	assert.Equal(t, "merge base with main (GITHUB_BASE_REF; no origin/main)", rep.BaseSource)
+	assert.Equal(t, []string{"origin/main does not exist in this clone: using the local branch main"}, rep.Notes)
+
+	r = w.run(dir, map[string]string{"GITHUB_BASE_REF": "develop"}, CIOptions{})
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "ci: the base origin/develop does not exist in this clone: fetch it (`git fetch origin`) or pass --base REF")
 }
 
 func TestCIWithoutAnyBaseIsAUsageError(t *testing.T) {
