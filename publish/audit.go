@@ -192,9 +192,11 @@ func auditOutcome(w io.Writer, report AuditReport, failures []error, strict bool
 // A repository with several clones gets one entry per clone.
 func judgeRepos(repos []Repo, clones []Clone, apiURL string) []AuditEntry {
 	byKey := map[RepoKey][]string{}
+	byName := map[string][]string{} // owner/name on any host
 	for _, c := range clones {
 		for _, k := range c.Keys {
 			byKey[k] = append(byKey[k], c.Path)
+			byName[k.Owner()+"/"+k.Name()] = append(byName[k.Owner()+"/"+k.Name()], c.Path)
 		}
 	}
 	webHost := WebHost(apiURL)
@@ -212,6 +214,13 @@ func judgeRepos(repos []Repo, clones []Clone, apiURL string) []AuditEntry {
 		paths := map[string]bool{}
 		for _, k := range keys {
 			for _, p := range byKey[k] {
+				paths[p] = true
+			}
+		}
+		if len(r.Keys) == 0 {
+			// The server gave no clone or web URL (GitHub always does; a minimal
+			// server may not), so the host cannot be compared: owner/name decides.
+			for _, p := range byName[strings.ToLower(r.FullName)] {
 				paths[p] = true
 			}
 		}

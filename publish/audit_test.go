@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,6 +222,25 @@ func TestAuditListsOwnersTheServerDoesNotDescribe(t *testing.T) {
 			assert.True(t, strings.HasPrefix(listed[0], tc.path), listed[0])
 		})
 	}
+}
+
+func TestAuditMatchesByNameWhenTheServerGivesNoURLs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/users/acme":
+			writeJSON(w, http.StatusOK, map[string]any{"login": "acme", "type": "Organization"})
+		case "/orgs/acme/repos":
+			writeJSON(w, http.StatusOK, []map[string]any{{"full_name": "acme/web", "private": false}})
+		default:
+			writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	gitClone(t, filepath.Join(dir, "web"), "git@github.com:acme/web.git", "PRIVATE.txt")
+	r := runAudit(t, dir, nil, AuditOptions{Owners: []string{"acme"}, APIURL: srv.URL, JSON: true})
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, []row{{"acme/web", "public", filepath.Join(dir, "web"), "PRIVATE.txt", VerdictViolation}}, rows(decodeReport(t, r.stdout)))
 }
 
 func TestAuditSpeaksToEnterpriseUnderAPIV3(t *testing.T) {
