@@ -88,6 +88,10 @@ type geminiAnswer struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
+func cannotAsk(agent string) string {
+	return agent + " hooks cannot ask for approval, so guard refuses: ask the user to run this step, or to change the rule."
+}
+
 // WriteAnswer writes v in agent's hook output format.
 func WriteAnswer(w io.Writer, agent string, v *Verdict) error {
 	var doc any
@@ -97,6 +101,17 @@ func WriteAnswer(w io.Writer, agent string, v *Verdict) error {
 			return nil
 		}
 		doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(v.Decision), PermissionDecisionReason: v.Reason}}
+	case Codex:
+		// Claude Code's format; Codex's PreToolUse honours deny only, so an ask is
+		// refused with the reason saying how to go ahead.
+		switch v.Decision {
+		case None:
+			return nil
+		case Ask:
+			doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(Deny), PermissionDecisionReason: v.Reason + "\n" + cannotAsk("Codex")}}
+		default:
+			doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(v.Decision), PermissionDecisionReason: v.Reason}}
+		}
 	case Gemini:
 		switch v.Decision {
 		case None:
@@ -104,7 +119,7 @@ func WriteAnswer(w io.Writer, agent string, v *Verdict) error {
 		case Ask:
 			// Gemini CLI's BeforeTool hook cannot ask a person; refusing is the safe
 			// reading of "ask", and the reason says how to go ahead.
-			doc = geminiAnswer{Decision: "deny", Reason: v.Reason + "\nGemini CLI hooks cannot ask for approval, so guard refuses: ask the user to run this step, or to change the rule."}
+			doc = geminiAnswer{Decision: "deny", Reason: v.Reason + "\n" + cannotAsk("Gemini CLI")}
 		default:
 			doc = geminiAnswer{Decision: string(v.Decision), Reason: v.Reason}
 		}

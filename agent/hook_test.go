@@ -139,7 +139,7 @@ func TestAnUnknownAgentIsAUsageError(t *testing.T) {
 	env, out, _ := fixtureEnv(root, "{}", nil)
 	err := RunHook(HookOptions{Env: env, Agent: "vim"})
 	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
-	assert.EqualError(t, err, `agent-hook: unknown agent "vim" (supported: claude, gemini)`)
+	assert.EqualError(t, err, `agent-hook: unknown agent "vim" (supported: claude, gemini, codex)`)
 	assert.Empty(t, out.String())
 }
 

@@ -14,10 +14,11 @@ import (
 const (
 	Claude = "claude"
 	Gemini = "gemini"
+	Codex  = "codex"
 )
 
 // Agents lists the supported agents, in the order help texts show them.
-var Agents = []string{Claude, Gemini}
+var Agents = []string{Claude, Gemini, Codex}
 
 // Kind says what a tool call does, as far as guard judges it.
 type Kind string
@@ -87,6 +88,8 @@ func ReadCall(agent string, r io.Reader, dir string) (*Call, error) {
 		return parseClaude(data, dir)
 	case Gemini:
 		return parseGemini(data, dir)
+	case Codex:
+		return parseCodex(data, dir)
 	}
 	return nil, fmt.Errorf("unknown agent %q (supported: %s)", agent, strings.Join(Agents, ", "))
 }
@@ -207,6 +210,65 @@ func parseClaude(data []byte, dir string) (*Call, error) {
 		return nil, err
 	}
 	c := baseCall(Claude, env, cwd)
+	return c, claudeTool(c, input, cwd)
+}
+
+// parseCodex reads Codex's PreToolUse input: Claude Code's wire format, with
+// apply_patch (the patch text in tool_input.command) as its file-editing tool.
+func parseCodex(data []byte, dir string) (*Call, error) {
+	env, input, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
+	if err != nil {
+		return nil, err
+	}
+	c := baseCall(Codex, env, cwd)
+	if c.Tool != "apply_patch" {
+		return c, claudeTool(c, input, cwd)
+	}
+	c.Kind, c.Action = KindWrite, "Edit"
+	var patch string
+	for _, key := range []string{"command", "patch", "input"} {
+		s, ok, err := stringField(input, key)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			patch = s
+			break
+		}
+	}
+	c.Paths = PatchPaths(patch, cwd)
+	if len(c.Paths) == 0 {
+		return nil, malformed("tool_input.command holds no patch with a file to add, update, delete or move")
+	}
+	return c, nil
+}
+
+// PatchPaths returns the files an apply_patch patch adds, updates, deletes or moves
+// to (its `*** Add File:`, `*** Update File:`, `*** Delete File:` and `*** Move to:`
+// lines), absolute against cwd, in order and without repeats.
+func PatchPaths(patch, cwd string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				if rest = strings.TrimSpace(rest); rest != "" {
+					p := absPath(rest, cwd)
+					if !seen[p] {
+						seen[p] = true
+						out = append(out, p)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// claudeTool reads tool_input of Claude Code's tools (also Codex's, which shares them).
+func claudeTool(c *Call, input map[string]json.RawMessage, cwd string) error {
+	var err error
 	c.Action = c.Tool
 	switch c.Tool {
 	case "Write", "Edit", "MultiEdit":
@@ -216,41 +278,41 @@ func parseClaude(data []byte, dir string) (*Call, error) {
 		}
 		p, err := requiredPath(input, cwd, "file_path")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Paths = []string{p}
 	case "NotebookEdit":
 		c.Kind = KindWrite
 		p, err := requiredPath(input, cwd, "notebook_path")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Paths = []string{p}
 	case "Bash":
 		c.Kind = KindShell
 		cmd, ok, err := stringField(input, "command")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !ok {
-			return nil, malformed("tool_input.command is missing")
+			return malformed("tool_input.command is missing")
 		}
 		c.Command = cmd
 	case "Read", "NotebookRead":
 		c.Kind = KindRead
 		p, err := requiredPath(input, cwd, "file_path", "notebook_path")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Paths = []string{p}
 	case "Glob", "Grep", "LS":
 		c.Kind = KindRead
 		if c.Pattern, _, err = stringField(input, "pattern"); err != nil {
-			return nil, err
+			return err
 		}
 		p, err := optionalPath(input, cwd, "path")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Paths = []string{p}
 	default:
@@ -259,7 +321,7 @@ func parseClaude(data []byte, dir string) (*Call, error) {
 			c.Kind = KindMCP
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // geminiActions maps Gemini CLI's built-in tools to the tool words of permissions

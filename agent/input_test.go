@@ -30,6 +30,10 @@ func TestReadCallNormalisesEveryToolKind(t *testing.T) {
 			Call{Agent: Gemini, Cwd: "/w/sub", Tool: "run_shell_command", Action: "Bash", Kind: KindShell, Command: "ls"}},
 		{"a Gemini read_many_files keeps plain paths", Gemini, `{"cwd":"/w","tool_name":"read_many_files","tool_input":{"paths":["a.md","src/*.go"]}}`,
 			Call{Agent: Gemini, Cwd: "/w", Tool: "read_many_files", Action: "Read", Kind: KindRead, Paths: []string{"/w/a.md"}}},
+		{"a Codex apply_patch writes every file it names", Codex, `{"cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: a.go\n+x\n*** Update File: /abs/b.go\n*** Move to: c/d.go\n*** Delete File: a.go\n*** End Patch"}}`,
+			Call{Agent: Codex, Cwd: "/w", Tool: "apply_patch", Action: "Edit", Kind: KindWrite, Paths: []string{"/w/a.go", "/abs/b.go", "/w/c/d.go"}}},
+		{"a Codex Bash call is Claude Code's", Codex, `{"cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+			Call{Agent: Codex, Cwd: "/w", Tool: "Bash", Action: "Bash", Kind: KindShell, Command: "ls"}},
 		{"a Gemini web search is another tool", Gemini, `{"cwd":"/w","tool_name":"google_web_search","tool_input":{"query":"x"}}`,
 			Call{Agent: Gemini, Cwd: "/w", Tool: "google_web_search", Action: "google_web_search", Kind: KindOther}},
 	}
@@ -60,6 +64,13 @@ func FuzzReadCall(f *testing.F) {
 	} {
 		f.Add(Claude, s)
 		f.Add(Gemini, s)
+		f.Add(Codex, s)
+	}
+	for _, s := range []string{
+		`{"tool_name":"apply_patch","tool_input":{"command":"*** Update File: a\n*** Move to: \n"}}`,
+		`{"tool_name":"apply_patch","tool_input":{"patch":"*** Add File: ../../x"}}`,
+	} {
+		f.Add(Codex, s)
 	}
 	f.Fuzz(func(t *testing.T, agent, input string) {
 		c, err := ReadCall(agent, strings.NewReader(input), "/here")

@@ -42,7 +42,8 @@ const BackupSuffix = ".guard-backup"
 
 // hookSpec is where and how an agent runs a pre-tool hook.
 type hookSpec struct {
-	dir     string // the settings folder name (.claude, .gemini)
+	dir     string // the settings folder name (.claude, .gemini, .codex)
+	file    string // the file in it that holds the hooks
 	envDir  string // an environment variable that moves the user's folder
 	event   string
 	matcher string
@@ -51,9 +52,12 @@ type hookSpec struct {
 var hookSpecs = map[string]hookSpec{
 	// Claude Code: "*" matches every tool, so LOCK.permissions.json rules reach MCP
 	// and other tools too.
-	Claude: {dir: ".claude", envDir: "CLAUDE_CONFIG_DIR", event: "PreToolUse", matcher: "*"},
+	Claude: {dir: ".claude", file: "settings.json", envDir: "CLAUDE_CONFIG_DIR", event: "PreToolUse", matcher: "*"},
 	// Gemini CLI: the matcher is a regular expression over tool names.
-	Gemini: {dir: ".gemini", event: "BeforeTool", matcher: ".*"},
+	Gemini: {dir: ".gemini", file: "settings.json", event: "BeforeTool", matcher: ".*"},
+	// Codex: hooks.json in Claude Code's layout; the matcher is a regular expression
+	// (Bash, apply_patch and mcp__server__tool reach PreToolUse).
+	Codex: {dir: ".codex", file: "hooks.json", envDir: "CODEX_HOME", event: "PreToolUse", matcher: ".*"},
 }
 
 // HookCommand is the command line an agent's settings run: the guard binary's
@@ -93,15 +97,15 @@ func SettingsPath(env *guard.Env, agent string, user bool) (string, error) {
 	}
 	if user {
 		if spec.envDir != "" && env.Env(spec.envDir) != "" {
-			return filepath.Join(env.Env(spec.envDir), "settings.json"), nil
+			return filepath.Join(env.Env(spec.envDir), spec.file), nil
 		}
 		home := env.Env("HOME")
 		if home == "" {
 			return "", guard.Exitf(guard.ExitUsage, "HOME is not set: cannot find the user's %s folder", spec.dir)
 		}
-		return filepath.Join(home, spec.dir, "settings.json"), nil
+		return filepath.Join(home, spec.dir, spec.file), nil
 	}
-	return filepath.Join(projectRoot(env.Dir), spec.dir, "settings.json"), nil
+	return filepath.Join(projectRoot(env.Dir), spec.dir, spec.file), nil
 }
 
 // projectRoot is the repository root holding dir, or dir itself outside one.

@@ -246,3 +246,36 @@ func TestHookCommandQuotesPathsForTheShell(t *testing.T) {
 	assert.False(t, isGuardHook(`/usr/bin/other agent-hook claude`, Claude))
 	assert.False(t, isGuardHook(`/usr/bin/guard agent-hook gemini`, Claude))
 }
+
+func TestAgentInstallWritesCodexHooksJSON(t *testing.T) {
+	codexHome := t.TempDir()
+	var out bytes.Buffer
+	env := &guard.Env{Stdout: &out, Stderr: &bytes.Buffer{}, Dir: t.TempDir(), Executable: "/opt/guard/bin/guard",
+		Getenv: func(k string) string {
+			if k == "CODEX_HOME" {
+				return codexHome
+			}
+			return ""
+		}}
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Codex, User: true}))
+	hooks := filepath.Join(codexHome, "hooks.json")
+	assert.Equal(t, "installed "+hooks+"\n", out.String())
+	data, err := os.ReadFile(hooks)
+	require.NoError(t, err)
+	assert.Equal(t, `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": ".*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/guard/bin/guard agent-hook codex"
+          }
+        ]
+      }
+    ]
+  }
+}
+`, string(data))
+}

@@ -11,10 +11,10 @@ import (
 func newAgentHookCmd(env *guard.Env) *cobra.Command {
 	o := agent.HookOptions{Env: env}
 	cmd := &cobra.Command{
-		Use:   "agent-hook claude|gemini",
+		Use:   "agent-hook claude|gemini|codex",
 		Short: "Answer a coding agent's pre-tool hook: deny writes into locked areas, apply LOCK.permissions.json",
 		Long: `agent-hook is the command a coding agent runs before every tool call (Claude Code's
-PreToolUse hook, Gemini CLI's BeforeTool hook). It reads the hook's JSON on stdin and
+PreToolUse hook, Gemini CLI's BeforeTool hook, Codex's PreToolUse hook). It reads the hook's JSON on stdin and
 answers on stdout in the agent's format: deny (with the lock, its owner, purpose and the
 way out) for a write into an area under someone else's active lock, for a publication
 under PRIVATE.txt or refused by a lock, and for LOCK.permissions.json deny rules; ask for

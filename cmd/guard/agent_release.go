@@ -10,7 +10,7 @@ import (
 func newAgentReleaseCmd(env *guard.Env) *cobra.Command {
 	o := agent.ReleaseOptions{Env: env}
 	cmd := &cobra.Command{
-		Use:   "agent-release [DIR] [--owner O | --session ID | --hook claude|gemini]",
+		Use:   "agent-release [DIR] [--owner O | --session ID | --hook claude|gemini|codex]",
 		Short: "Release the leases and team file claims an agent took by claiming on write",
 		Long: `agent-release removes the leases (LOCK.txt files whose purpose starts with
 "` + agent.LeasePurpose + `") that an identity holds in the repository of DIR
@@ -25,8 +25,8 @@ one could not be.`,
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
-			if o.Hook != "" && o.Hook != agent.Claude && o.Hook != agent.Gemini {
-				return guard.Exitf(guard.ExitUsage, "--hook: unknown agent %q (supported: claude, gemini)", o.Hook)
+			if o.Hook != "" && o.Hook != agent.Claude && o.Hook != agent.Gemini && o.Hook != agent.Codex {
+				return guard.Exitf(guard.ExitUsage, "--hook: unknown agent %q (supported: claude, gemini, codex)", o.Hook)
 			}
 			return agent.RunRelease(o)
 		},
