@@ -40,7 +40,8 @@ type VisibilityOptions struct {
 
 // PushVisibility is the pre-push check of PRIVATE.txt against the remote's
 // visibility. When PRIVATE.txt governs Dir and RemoteURL names a GitHub repository
-// (github.com, or the Enterprise host of GITHUB_API_URL / .guard.toml) that is public,
+// (on github.com, or on the host of GITHUB_API_URL / api_url, which is then the API
+// asked) that is public,
 // it refuses: an *guard.ExitError with code 1 and the explanation. When the
 // visibility cannot be learnt in time (offline, rate-limited, a token GitHub
 // rejects), it returns a warning for stderr, or refuses when .guard.toml says
@@ -60,13 +61,12 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	if err != nil {
 		return "", guard.Exitf(guard.ExitUsage, "pre-push visibility check: %w", err)
 	}
+	// The API that answers for the remote: GITHUB_API_URL or api_url when set (an
+	// Enterprise server, or a stand-in for github.com's API), else github.com's.
+	// Remotes on any other host are not GitHub repositories guard knows of.
 	apiURL := GitHubAPIURL(env, "", cfg)
-	switch {
-	case key.Host() == WebHost(apiURL):
-	case key.Host() == "github.com":
-		apiURL = DefaultGitHubAPIURL
-	default:
-		return "", nil // not a GitHub remote guard knows of
+	if key.Host() != WebHost(apiURL) && key.Host() != "github.com" {
+		return "", nil
 	}
 	full := key.Owner() + "/" + key.Name()
 

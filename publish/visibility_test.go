@@ -110,6 +110,14 @@ func TestPushVisibilityIgnoresRemotesThatAreNotGitHub(t *testing.T) {
 	assert.Empty(t, gh.requestLog())
 }
 
+func TestPushVisibilityAsksTheConfiguredAPIForGitHubComRemotes(t *testing.T) {
+	gh, dir, _ := visWorld(t, "PRIVATE.txt")
+	r := pushCheck(t, dir, "https://github.com/acme/open.git", map[string]string{"GITHUB_API_URL": gh.srv.URL + "/api/v3"}, pinned, time.Second)
+	assert.Equal(t, 1, r.code, r.msg)
+	assert.Contains(t, r.msg, "pre-push refused: acme/open is PUBLIC on github.com")
+	assert.Equal(t, []string{"/api/v3/repos/acme/open"}, gh.requestLog())
+}
+
 func TestPushVisibilityIsBoundedInTime(t *testing.T) {
 	_, dir, _ := visWorld(t, "PRIVATE.txt")
 	release := make(chan struct{})
