@@ -66,6 +66,8 @@ type analyzer struct {
 	home     string
 	classify ClassifyFunc
 	out      *BashAnalysis
+	// heredocs are the here-document bodies of the script being read.
+	heredocs []string
 }
 
 // AnalyzeBash reads command as sh would run it in cwd and returns its obvious effects.
@@ -91,6 +93,9 @@ func (a *analyzer) script(src, cwd string, depth int) string {
 	for _, nested := range sc.Nested {
 		a.script(nested, cwd, depth+1)
 	}
+	saved := a.heredocs
+	a.heredocs = sc.Heredocs
+	defer func() { a.heredocs = saved }()
 	var stack []string
 	for _, st := range sc.Steps {
 		switch st.Kind {
@@ -271,6 +276,9 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 		}
 	case "find":
 		a.find(args, cwd, text)
+	case "apply_patch", "applypatch":
+		// Codex's patch tool run from the shell, the patch in a here-document.
+		a.applyPatch(st, cwd, text)
 	case "eval", "source", ".", "xargs":
 		a.note(quoteCmd(text) + " runs commands guard cannot read in advance")
 	}
@@ -447,6 +455,23 @@ func gitTouchesTree(sub string, args []shellWord) bool {
 		return !(len(args) > 0 && (args[0].Text == "list" || args[0].Text == "show" || args[0].Text == "create"))
 	}
 	return true
+}
+
+func (a *analyzer) applyPatch(st shellStep, cwd, text string) {
+	for _, r := range st.Redirects {
+		if r.Heredoc < 0 || r.Heredoc >= len(a.heredocs) {
+			continue
+		}
+		if cwd == "" {
+			a.note("the files of " + quoteCmd(text) + " cannot be located")
+			return
+		}
+		for _, p := range PatchPaths(a.heredocs[r.Heredoc], cwd) {
+			a.out.Effects = append(a.out.Effects, Effect{Op: OpEdit, Path: p, Command: text})
+		}
+		return
+	}
+	a.note(quoteCmd(text) + " reads its patch from somewhere guard cannot see")
 }
 
 // find reads `find ROOT... EXPR`: -delete removes files below the roots; -exec and

@@ -70,6 +70,7 @@ func TestAnalyzeBashFindsObviousWriteTargets(t *testing.T) {
 		{"bash -c is read as a script", `bash -c "rm -f inner"`, []string{"edit /w/inner"}},
 		{"a command substitution runs too", `echo $(rm sub)`, []string{"edit /w/sub"}},
 		{"a here-document body is data", "cat > f.txt <<'EOF'\nrm everything\nEOF\nrm after", []string{"edit /w/f.txt", "edit /w/after"}},
+		{"apply_patch from a here-document writes the files its patch names", "apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: src/a.go\n@@\n-x\n+y\n*** End Patch\nPATCH", []string{"edit /w/src/a.go"}},
 		{"a comment is not a command", "ls # rm x", nil},
 		{"newlines separate commands", "true\nrm y", []string{"edit /w/y"}},
 		{"|| and ; separate commands", "false || rm a; rm b", []string{"edit /w/a", "edit /w/b"}},

@@ -42,6 +42,8 @@ type shellRedirect struct {
 	Op string
 	// Target is the file (or descriptor, or here-document delimiter) it names.
 	Target shellWord
+	// Heredoc indexes shellScript.Heredocs for << and <<- (-1 otherwise).
+	Heredoc int
 }
 
 // Writes reports whether the redirection may create or change a file.
@@ -81,6 +83,9 @@ type shellScript struct {
 	// Nested holds the bodies of command substitutions ($(...) and `...`), which run
 	// too and are read as scripts of their own.
 	Nested []string
+	// Heredocs holds the here-document bodies, in order (data, not commands; a few
+	// commands such as apply_patch take their input from them).
+	Heredocs []string
 }
 
 // parseShell splits src into simple commands. It fails on what it cannot read
@@ -225,11 +230,13 @@ func (p *shellParser) redirect(fd string) error {
 	if err != nil {
 		return err
 	}
+	r := shellRedirect{Op: op, Target: w, Heredoc: -1}
 	if op == "<<" || op == "<<-" {
 		p.pending = append(p.pending, w.Text)
 		p.pendTab = append(p.pendTab, op == "<<-")
+		r.Heredoc = len(p.out.Heredocs) + len(p.pending) - 1
 	}
-	p.cur.Redirects = append(p.cur.Redirects, shellRedirect{Op: op, Target: w})
+	p.cur.Redirects = append(p.cur.Redirects, r)
 	return nil
 }
 
@@ -238,6 +245,7 @@ func (p *shellParser) redirect(fd string) error {
 func (p *shellParser) skipHeredocs() error {
 	for k, delim := range p.pending {
 		found := false
+		var body strings.Builder
 		for p.i < len(p.src) {
 			end := strings.IndexByte(p.src[p.i:], '\n')
 			var line string
@@ -253,10 +261,13 @@ func (p *shellParser) skipHeredocs() error {
 				found = true
 				break
 			}
+			body.WriteString(line)
+			body.WriteByte('\n')
 		}
 		if !found {
 			return fmt.Errorf("here-document %q is not terminated", delim)
 		}
+		p.out.Heredocs = append(p.out.Heredocs, body.String())
 	}
 	p.pending, p.pendTab = nil, nil
 	return nil
