@@ -139,7 +139,11 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 	}
 
 	clones := FindClones(roots, skip, func(msg string) { fmt.Fprintf(env.Stderr, "guard: warning: %s\n", msg) })
-	report := AuditReport{Repositories: judgeRepos(repos, clones, apiURL), Incomplete: len(failures) > 0}
+	home := env.Env("HOME")
+	if home == "" {
+		home = env.Env("USERPROFILE")
+	}
+	report := AuditReport{Repositories: judgeRepos(repos, clones, apiURL, loadSSHHostAliases(home)), Incomplete: len(failures) > 0}
 
 	if opts.JSON {
 		enc := json.NewEncoder(env.Stdout)
@@ -189,12 +193,16 @@ func auditOutcome(w io.Writer, report AuditReport, failures []error, strict bool
 }
 
 // judgeRepos pairs repositories with their local clones and gives each pair a verdict.
-// A repository with several clones gets one entry per clone.
-func judgeRepos(repos []Repo, clones []Clone, apiURL string) []AuditEntry {
+// A repository with several clones gets one entry per clone. sshAliases maps ssh
+// host aliases to real hosts (~/.ssh/config).
+func judgeRepos(repos []Repo, clones []Clone, apiURL string, sshAliases map[string]string) []AuditEntry {
 	byKey := map[RepoKey][]string{}
 	byName := map[string][]string{} // owner/name on any host
 	for _, c := range clones {
 		for _, k := range c.Keys {
+			if real, ok := resolveAlias(k, sshAliases); ok {
+				byKey[real] = append(byKey[real], c.Path)
+			}
 			byKey[k] = append(byKey[k], c.Path)
 			byName[k.Owner()+"/"+k.Name()] = append(byName[k.Owner()+"/"+k.Name()], c.Path)
 		}

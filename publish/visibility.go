@@ -57,6 +57,11 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	if !ok {
 		return "", nil
 	}
+	home := env.Env("HOME")
+	if home == "" {
+		home = env.Env("USERPROFILE")
+	}
+	key, _ = resolveAlias(key, loadSSHHostAliases(home))
 	cfg, err := guard.FindConfig(opts.Dir)
 	if err != nil {
 		return "", guard.Exitf(guard.ExitUsage, "pre-push visibility check: %w", err)
