@@ -228,7 +228,8 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 	return out
 }
 
-// below finds the locks inside folder root (not root itself), skipping .git.
+// below finds the locks inside folder root (not root itself), skipping .git and
+// node_modules.
 func (p *Policy) below(root string) []hit {
 	var out []hit
 	_ = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
@@ -241,7 +242,9 @@ func (p *Policy) below(root string) []hit {
 		if !e.IsDir() || path == root {
 			return nil
 		}
-		if e.Name() == ".git" {
+		// Installed dependencies are not the project's areas: a package that ships a
+		// LOCK.txt must not block work on the folder that installed it.
+		if e.Name() == ".git" || e.Name() == "node_modules" {
 			return filepath.SkipDir
 		}
 		dl := p.readDir(path)

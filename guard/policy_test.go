@@ -64,6 +64,7 @@ func TestPolicyCheck(t *testing.T) {
 		{name: "a legacy TEST.txt holds", files: map[string]string{"TEST.txt": ""}, path: "a.go", blocked: true},
 		{name: "LOCK.permissions.txt is not a lock", files: map[string]string{"LOCK.permissions.txt": "{}"}, path: "a.go"},
 		{name: "a folder collides with a lock inside it", files: map[string]string{"sub/deep/LOCK.txt": fresh}, path: ".", blocked: true},
+		{name: "a lock shipped inside node_modules does not block its folder", files: map[string]string{"node_modules/dep/LOCK.txt": fresh}, path: "."},
 		{name: "an until lock holds before its moment", files: map[string]string{"LOCK.until.txt": "owner: alice\nnot_before: 2026-12-24T00:00:00\n"}, path: "a.go", blocked: true},
 		{name: "an until lock is over after its moment", files: map[string]string{"LOCK.until.txt": "owner: alice\nnot_before: 2026-11-01T00:00:00\n"}, path: "a.go"},
 		{name: "a content-aware user lock holds past its expiry", files: map[string]string{"LOCK.txt": "owner: alice\ncreated: 2020-01-01T00:00\nremovable_by: user\n"}, path: "a.go", blocked: true},
