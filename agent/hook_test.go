@@ -32,6 +32,8 @@ var fixtureNow = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 //	repo/expired/LOCK.txt             expired an hour ago
 //	repo/guarded/LOCK.permissions.json
 //	repo/broken/LOCK.permissions.json  not JSON
+//	repo/teamhere/LOCK.team.laptop.txt   a team lock of this host (laptop)
+//	repo/teamthere/LOCK.team.desktop.txt another host's team lock
 //	repo/private/PRIVATE.txt
 //	repo/public/PUBLIC.txt
 //	repo/free/
@@ -66,6 +68,8 @@ func fixtureTree(t testing.TB) string {
 }
 `)
 	write("repo/broken/LOCK.permissions.json", "{ not json")
+	write("repo/teamhere/LOCK.team.laptop.txt", "owner: lead\ncreated: 2026-11-29T08:00:00\nhost: laptop\nexpires_after: 8h\npurpose: this host's agents share it\n")
+	write("repo/teamthere/LOCK.team.desktop.txt", "owner: other-lead\ncreated: 2026-11-29T08:00:00\nhost: desktop\nexpires_after: 8h\npurpose: the desktop's agents work here\n")
 	write("repo/private/PRIVATE.txt", "Not before the security review.\n")
 	write("repo/public/PUBLIC.txt", "approved: 2026-11-01 by the maintainers\n")
 	return root
