@@ -113,7 +113,12 @@ func decodeEnvelope(data []byte, dir string, event string) (*envelope, map[strin
 		return nil, nil, "", malformed("stdin is not a JSON object: %v", err)
 	}
 	var env envelope
-	for key, dst := range map[string]**string{"session_id": &env.SessionID, "cwd": &env.Cwd, "hook_event_name": &env.Event, "tool_name": &env.ToolName} {
+	fields := []struct {
+		key string
+		dst **string
+	}{{"hook_event_name", &env.Event}, {"tool_name", &env.ToolName}, {"session_id", &env.SessionID}, {"cwd", &env.Cwd}}
+	for _, f := range fields {
+		key, dst := f.key, f.dst
 		v, ok := raw[key]
 		if !ok || string(v) == "null" {
 			continue
