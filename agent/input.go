@@ -96,11 +96,7 @@ func ReadCall(agent string, r io.Reader, dir string) (*Call, error) {
 
 // envelope is the part of the hook input both Claude Code and Gemini CLI send.
 type envelope struct {
-	SessionID *string          `json:"session_id"`
-	Cwd       *string          `json:"cwd"`
-	Event     *string          `json:"hook_event_name"`
-	ToolName  *string          `json:"tool_name"`
-	ToolInput *json.RawMessage `json:"tool_input"`
+	SessionID, Cwd, Event, ToolName *string
 }
 
 func decodeEnvelope(data []byte, dir string, event string) (*envelope, map[string]json.RawMessage, string, error) {
