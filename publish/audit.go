@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -87,9 +88,15 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "%w", err)
 	}
-	owners := opts.Owners
-	if len(owners) == 0 {
-		owners = cfg.GitHub.Owners
+	given := opts.Owners
+	if len(given) == 0 {
+		given = cfg.GitHub.Owners
+	}
+	var owners []string
+	for _, o := range given {
+		if o = strings.TrimSpace(o); o != "" && !slices.ContainsFunc(owners, func(x string) bool { return strings.EqualFold(x, o) }) {
+			owners = append(owners, o)
+		}
 	}
 	if len(owners) == 0 {
 		return guard.Exitf(guard.ExitUsage, "audit github: no owner to audit: pass --owner NAME or set [github] owners in %s", guard.ConfigFileName)
@@ -154,11 +161,11 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 	} else {
 		writeAuditTable(env.Stdout, report)
 	}
-	return auditOutcome(env.Stderr, report, failures, opts.Strict)
+	return auditOutcome(env.Stderr, report, failures, len(owners), opts.Strict)
 }
 
 // auditOutcome explains the findings on stderr and picks the exit code.
-func auditOutcome(w io.Writer, report AuditReport, failures []error, strict bool) error {
+func auditOutcome(w io.Writer, report AuditReport, failures []error, owners int, strict bool) error {
 	refused := false
 	for _, e := range report.Repositories {
 		where := "(not cloned)"
@@ -168,7 +175,7 @@ func auditOutcome(w io.Writer, report AuditReport, failures []error, strict bool
 		switch e.Verdict {
 		case VerdictViolation:
 			refused = true
-			fmt.Fprintf(w, "guard: violation: %s is %s but %s has PRIVATE.txt: make it private again (gh repo edit %s --visibility private --accept-visibility-change-consequences) or, if publication was intended, replace PRIVATE.txt with PUBLIC.txt\n",
+			fmt.Fprintf(w, "guard: violation: %s is %s but %s is under PRIVATE.txt: make it private again (gh repo edit %s --visibility private --accept-visibility-change-consequences) or, if publication was intended, replace PRIVATE.txt with PUBLIC.txt\n",
 				e.FullName, e.Visibility, where, e.FullName)
 		case VerdictConflict:
 			refused = true
@@ -185,7 +192,7 @@ func auditOutcome(w io.Writer, report AuditReport, failures []error, strict bool
 	}
 	switch {
 	case len(failures) > 0:
-		return guard.Exitf(guard.ExitUsage, "audit github: incomplete: %d of the owners could not be listed; the result above is partial", len(failures))
+		return guard.Exitf(guard.ExitUsage, "audit github: incomplete: %d of %d owner(s) could not be listed; the result above is partial", len(failures), owners)
 	case refused:
 		return guard.Silent(guard.ExitRefused)
 	}

@@ -134,7 +134,7 @@ func TestAuditReportsEveryVerdictAcrossPages(t *testing.T) {
 		{"acme/ready", "internal", filepath.Join(root, "ready"), "PUBLIC.txt", VerdictApprovedNotPublic},
 		{"acme/secret", "private", filepath.Join(root, "deep", "er", "secret"), "PRIVATE.txt", VerdictOK},
 	}, rows(rep))
-	assert.Contains(t, r.stderr, "guard: violation: acme/leak is public but "+filepath.Join(root, "leak")+" has PRIVATE.txt")
+	assert.Contains(t, r.stderr, "guard: violation: acme/leak is public but "+filepath.Join(root, "leak")+" is under PRIVATE.txt")
 	assert.Contains(t, r.stderr, "guard: conflict: "+filepath.Join(root, "both")+" has both PRIVATE.txt and PUBLIC.txt")
 
 	var pages []string
@@ -374,7 +374,7 @@ func TestAuditFailuresNameTheOwner(t *testing.T) {
 	}{
 		{"a rejected token is a 401 naming the owner", "wrong", []string{"acme"}, nil,
 			"owner acme: GitHub rejected the token (401 Unauthorized): check GH_TOKEN / GITHUB_TOKEN", 0},
-		{"an unknown owner is a 404 naming it, and the others are still listed", "tok", []string{"ghost", "acme"}, nil,
+		{"an unknown owner is a 404 naming it, and the others are still listed", "tok", []string{"ghost", "acme", "ACME"}, nil,
 			"owner ghost: no GitHub user or organisation named ghost (404 Not Found)", 1},
 		{"a forbidden organisation is a 403 naming it", "tok", []string{"acme"},
 			map[string][]func(http.ResponseWriter){"orgs/acme/repos": {func(w http.ResponseWriter) {
@@ -395,7 +395,8 @@ func TestAuditFailuresNameTheOwner(t *testing.T) {
 				Owners: tc.owners, APIURL: gh.apiURL(), JSON: true})
 			assert.Equal(t, 2, r.code)
 			assert.Contains(t, r.stderr, tc.wantErr)
-			assert.Contains(t, r.stderr, "incomplete")
+			assert.Contains(t, r.stderr, "audit github: incomplete: 1 of "+strconv.Itoa(tc.wantN+1)+" owner(s) could not be listed",
+				"owners named twice (in any case) are audited once")
 			rep := decodeReport(t, r.stdout)
 			assert.True(t, rep.Incomplete)
 			assert.Len(t, rep.Repositories, tc.wantN)
