@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,22 @@ func TestPushVisibilityAsksTheConfiguredAPIForGitHubComRemotes(t *testing.T) {
 	assert.Equal(t, 1, r.code, r.msg)
 	assert.Contains(t, r.msg, "pre-push refused: acme/open is PUBLIC on github.com")
 	assert.Equal(t, []string{"/api/v3/repos/acme/open"}, gh.requestLog())
+}
+
+func TestPushVisibilityNeverWaitsForARateLimit(t *testing.T) {
+	gh, dir, host := visWorld(t, "PRIVATE.txt")
+	gh.script["repos/acme/open"] = []func(http.ResponseWriter){func(w http.ResponseWriter) {
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+		writeJSON(w, http.StatusForbidden, map[string]string{"message": "API rate limit exceeded"})
+	}}
+	start := time.Now()
+	r := pushCheck(t, dir, "https://"+host+"/acme/open", map[string]string{"GITHUB_API_URL": gh.apiURL()}, pinned, time.Second)
+	assert.Less(t, time.Since(start), time.Second)
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.warning, "could not learn whether "+host+"/acme/open is public (GitHub's rate limit is exhausted)")
+	_, err := os.Stat(filepath.Join(dir, ".git", "guard", "visibility.json"))
+	assert.True(t, os.IsNotExist(err), "an unknown answer is not cached")
 }
 
 func TestPushVisibilityIsBoundedInTime(t *testing.T) {
