@@ -175,8 +175,12 @@ func auditOutcome(w io.Writer, report AuditReport, failures []error, owners int,
 		switch e.Verdict {
 		case VerdictViolation:
 			refused = true
-			fmt.Fprintf(w, "guard: violation: %s is %s but %s is under PRIVATE.txt: make it private again (gh repo edit %s --visibility private --accept-visibility-change-consequences) or, if publication was intended, replace PRIVATE.txt with PUBLIC.txt\n",
-				e.FullName, e.Visibility, where, e.FullName)
+			both := ""
+			if len(e.Markers) == 2 {
+				both = " (PUBLIC.txt is there too, but with both markers PRIVATE.txt wins)"
+			}
+			fmt.Fprintf(w, "guard: violation: %s is %s but %s is under PRIVATE.txt%s: make it private again (gh repo edit %s --visibility private --accept-visibility-change-consequences) or, if publication was intended, replace PRIVATE.txt with PUBLIC.txt\n",
+				e.FullName, e.Visibility, where, both, e.FullName)
 		case VerdictConflict:
 			refused = true
 			fmt.Fprintf(w, "guard: conflict: %s has both PRIVATE.txt and PUBLIC.txt; guard treats it as private (fail closed): remove the one that is wrong\n", where)

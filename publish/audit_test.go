@@ -136,6 +136,7 @@ func TestAuditReportsEveryVerdictAcrossPages(t *testing.T) {
 	}, rows(rep))
 	assert.Contains(t, r.stderr, "guard: violation: acme/leak is public but "+filepath.Join(root, "leak")+" is under PRIVATE.txt")
 	assert.Contains(t, r.stderr, "guard: conflict: "+filepath.Join(root, "both")+" has both PRIVATE.txt and PUBLIC.txt")
+	assert.NotContains(t, r.stderr, "PUBLIC.txt is there too", "only a clone with both markers says so")
 
 	var pages []string
 	for _, q := range gh.requestLog() {
@@ -424,6 +425,19 @@ func TestAuditStrictFailsOnUnapprovedPublicRepositories(t *testing.T) {
 			assert.Regexp(t, `acme/open\s+public\s+public-without-approval\s+-\s+`+regexpQuote(filepath.Join(dir, "open")), r.stdout)
 		})
 	}
+}
+
+func TestAuditViolationWithBothMarkersSaysPrivateWins(t *testing.T) {
+	gh := newFakeGitHub(t, "/")
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{{"web", "public"}}
+	dir := t.TempDir()
+	host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
+	gitClone(t, filepath.Join(dir, "web"), "https://"+host+"/acme/web", "PRIVATE.txt", "PUBLIC.txt")
+	r := runAudit(t, dir, nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true})
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, []row{{"acme/web", "public", filepath.Join(dir, "web"), "PRIVATE.txt,PUBLIC.txt", VerdictViolation}}, rows(decodeReport(t, r.stdout)))
+	assert.Contains(t, r.stderr, "is under PRIVATE.txt (PUBLIC.txt is there too, but with both markers PRIVATE.txt wins)")
 }
 
 func TestAuditOwnersComeFromTheConfig(t *testing.T) {
