@@ -54,7 +54,13 @@ func supported(agent string) bool {
 	return false
 }
 
-func hookVerdict(opts HookOptions) *Verdict {
+func hookVerdict(opts HookOptions) (v *Verdict) {
+	defer func() {
+		// A bug must not let a tool call through: answer with a denial instead.
+		if r := recover(); r != nil {
+			v = &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: internal error (%v); guard refuses when it cannot decide (fail closed). Please report it.", r)}
+		}
+	}()
 	env := opts.Env
 	call, err := ReadCall(opts.Agent, env.Stdin, env.Dir)
 	if err != nil {
@@ -64,11 +70,11 @@ func hookVerdict(opts HookOptions) *Verdict {
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: cannot read the configuration: %v; fix it to continue (fail closed).", err)}
 	}
-	v, err := Decide(env, call, DecideOptions{Classify: opts.Classify, Claim: opts.Claim || cfg.Agent.Claim, Config: cfg})
+	decided, err := Decide(env, call, DecideOptions{Classify: opts.Classify, Claim: opts.Claim || cfg.Agent.Claim, Config: cfg})
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: %v (fail closed).", err)}
 	}
-	return v
+	return decided
 }
 
 // claudeAnswer is Claude Code's PreToolUse hook output.

@@ -173,3 +173,12 @@ func TestAgentHookAtATerminalExplainsItselfInsteadOfWaiting(t *testing.T) {
 	assert.EqualError(t, err, "agent-hook: reads the claude hook's JSON on stdin; see guard agent-install to let the agent run it")
 	assert.Empty(t, out.String())
 }
+
+func TestAPanicWhileDecidingIsADenial(t *testing.T) {
+	root := fixtureTree(t)
+	in := `{"session_id":"s","cwd":"` + root + `/repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm publish"}}`
+	env, out, _ := fixtureEnv(root, in, nil)
+	boom := func([]string, string) (string, string, bool, error) { panic("classifier bug") }
+	require.NoError(t, RunHook(HookOptions{Env: env, Agent: Claude, Classify: boom}))
+	assert.Equal(t, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guard: internal error (classifier bug); guard refuses when it cannot decide (fail closed). Please report it."}}`+"\n", out.String())
+}
