@@ -111,7 +111,7 @@ func (d *decider) run() {
 			d.permission(permRequest{Dir: dirOf(p), Target: p, Tools: tools})
 		}
 		d.locks([]string{OpEdit}, c.Paths, false, c.Tool)
-		d.markers(c.Paths)
+		d.controlFiles(c.Paths)
 		d.written = append(d.written, c.Paths...)
 	case KindRead:
 		for _, p := range c.Paths {
@@ -230,8 +230,8 @@ func (d *decider) shell() {
 	}
 	d.locks([]string{OpEdit}, edits, false, "the command's write targets")
 	d.locks([]string{OpEdit}, deep, true, "the command's write targets")
-	d.markers(edits)
-	d.markers(deep)
+	d.controlFiles(edits)
+	d.controlFiles(deep)
 	d.written = append(append(d.written, edits...), deep...)
 	for _, op := range opOrder {
 		var paths []string
@@ -281,12 +281,17 @@ func dedupe(list []string) []string {
 	return out
 }
 
-// markers asks before an agent writes a publication marker: LOCK-SYSTEM.md lets only
+// controlFiles asks before an agent writes guard's own control files (permissions
+// files, the agents' hook settings) or a publication marker: LOCK-SYSTEM.md lets only
 // the user (or someone with the user's documented approval) create PUBLIC.txt, and only
 // the user remove an empty PRIVATE.txt; an agent may remove one whose conditions are
 // met, with evidence, which is for a person to confirm.
-func (d *decider) markers(paths []string) {
+func (d *decider) controlFiles(paths []string) {
 	for _, p := range paths {
+		if what := guardControl(p); what != "" {
+			d.asks = append(d.asks, fmt.Sprintf("guard: %s is %s; an agent changes it only with the user's approval.", p, what))
+			continue
+		}
 		switch filepath.Base(p) {
 		case guard.PublicMarkerName:
 			d.asks = append(d.asks, fmt.Sprintf("guard: %s approves publishing this project; only the user, or someone with the user's documented approval, writes it (LOCK-SYSTEM.md).", p))
@@ -294,6 +299,23 @@ func (d *decider) markers(paths []string) {
 			d.asks = append(d.asks, fmt.Sprintf("guard: %s keeps this project from being published; changing or removing it needs the user's approval (LOCK-SYSTEM.md: an empty one only the user removes; one with conditions only once they are provably met).", p))
 		}
 	}
+}
+
+// guardControl says what p is when it is one of the files that decide what agents may
+// do: a permissions file, or an agent's hook settings ("" otherwise). An agent that
+// rewrote them could switch its own guardrail off.
+func guardControl(p string) string {
+	base := filepath.Base(p)
+	for _, name := range lockcore.PermissionsFileNames {
+		if strings.EqualFold(base, name) {
+			return "a permissions file (it says what agents may do here)"
+		}
+	}
+	switch filepath.Base(filepath.Dir(p)) + "/" + base {
+	case ".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json", ".codex/config.toml":
+		return "an agent's settings file (it runs guard's hook)"
+	}
+	return ""
 }
 
 // publication applies the publication decision (PRIVATE.txt, PUBLIC.txt and the locks
