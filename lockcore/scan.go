@@ -338,9 +338,11 @@ func leadsBack(n *dirNode, target fs.FileInfo) bool {
 }
 
 // maybeLockName is a cheap test that rules out nearly every file name before the
-// classifier's regular expression runs.
+// classifier's regular expression runs. It must never reject a lock name: the name
+// regexp folds case the Unicode way, so "LOC\u212a.txt" (a Kelvin sign) is a lock
+// too; only the first letter and the ".txt" ending are tested bytewise.
 func maybeLockName(name string) bool {
-	if len(name) >= 8 && strings.EqualFold(name[:4], "lock") && strings.EqualFold(name[len(name)-4:], ".txt") {
+	if len(name) >= 8 && (name[0] == 'L' || name[0] == 'l') && strings.EqualFold(name[len(name)-4:], ".txt") {
 		return true
 	}
 	return IsLegacyName(name)

@@ -286,3 +286,20 @@ func TestScanReportsARootThatCannotBeResolved(t *testing.T) {
 	require.Len(t, res.Errors, 1)
 	assert.Equal(t, loop+": too many levels of symbolic links", res.Errors[0].Error())
 }
+
+func TestScanFindsNamesThatOnlyUnicodeCaseFoldingMakesLocks(t *testing.T) {
+	root := t.TempDir()
+	// The Kelvin sign folds to k and the long s to s, in the name rule as in Python's.
+	mkTree(t, root, map[string]string{"LOC\u212a.txt": "", "a/LOCK.\u017fcope.txt": ""})
+	var want []string
+	for _, n := range []string{"LOC\u212a.txt", "LOCK.\u017fcope.txt"} {
+		if lockcore.IsLockName(n) {
+			want = append(want, n)
+		}
+	}
+	var got []string
+	for _, l := range scanOne(root, 4).Locks {
+		got = append(got, l.File)
+	}
+	assert.ElementsMatch(t, want, got, "the scanner finds exactly what Classify accepts")
+}
