@@ -626,6 +626,19 @@ func TestPrePush(t *testing.T) {
 		assert.Equal(t, 0, r.code, r.stderr)
 	})
 
+	t.Run("a tag of a tree is checked at the repository root only", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		bare := w.remote(dir)
+		w.install(dir)
+		tree := w.git(dir, "rev-parse", "HEAD^{tree}")
+		w.git(dir, "tag", "treetag", tree)
+		r := w.gitCode(dir, nil, "push", "-q", "origin", "treetag")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, tree, w.remoteRef(bare, "refs/tags/treetag"))
+	})
+
 	t.Run("with several refs only the second blocked, the push is refused naming that ref", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)

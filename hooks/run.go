@@ -277,13 +277,19 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 		}
 		ups = []RefUpdate{u}
 	}
-	var remoteSHAs []string
+	// One cat-file for the whole push: which remote commits this repository has (an
+	// update can then be remote..local), and which pushed objects are commits (a tag
+	// of a tree or a blob publishes no history of its own).
+	var shas []string
 	for _, u := range ups {
-		if !u.Deletion() && !u.NewRef() {
-			remoteSHAs = append(remoteSHAs, u.RemoteSHA)
+		if !u.Deletion() {
+			shas = append(shas, u.LocalSHA)
+			if !u.NewRef() {
+				shas = append(shas, u.RemoteSHA)
+			}
 		}
 	}
-	have, err := presentCommits(ctx, s.git, remoteSHAs)
+	have, err := presentCommits(ctx, s.git, shas)
 	if err != nil {
 		return err
 	}
@@ -303,7 +309,7 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			return err
 		}
 		c.paths = append(c.paths, first...)
-		if revs := PushRange(u, remote, have[u.RemoteSHA]); revs != nil {
+		if revs := PushRange(u, remote, have[u.RemoteSHA]); revs != nil && have[u.LocalSHA] {
 			// Paths are checked in batches while git log is still walking history.
 			err := LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
 				abs := s.abs(batch)
