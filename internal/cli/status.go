@@ -68,6 +68,8 @@ func RunStatus(o StatusOptions) error {
 		switch {
 		case !out.Locked:
 			fmt.Fprintf(env.Stdout, "guard status: %s is free\n", dir)
+		case len(locks) == 0:
+			fmt.Fprintf(env.Stdout, "guard status: %s counts as locked: a directory on the way could not be read (fail closed)\n", dir)
 		default:
 			fmt.Fprintf(env.Stdout, "guard status: %d active lock(s) cover %s:\n", len(locks), dir)
 			for _, l := range locks {

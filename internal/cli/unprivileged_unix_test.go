@@ -70,6 +70,7 @@ func TestStatusCountsAnUnreadableDirectoryAsLocked(t *testing.T) {
 		assert.Contains(t, out, `"locked": true`)
 		assert.Contains(t, out, closed)
 		assert.Contains(t, out, "counted as locked (fail closed)")
+		assert.Contains(t, out, "guard status: "+inner+" counts as locked: a directory on the way could not be read (fail closed)\n")
 		return
 	}
 	env, out, errb := readEnv(root, nil)
@@ -89,4 +90,8 @@ func TestHelperStatusAsNobody(t *testing.T) {
 	env, out, errb := readEnv("/", nil)
 	err := cli.RunStatus(cli.StatusOptions{Env: env, Dir: dir, JSON: true})
 	os.Stdout.WriteString(out.String() + errb.String() + "exit " + strconv.Itoa(guard.ExitCode(err)) + "\n")
+	out.Reset()
+	errb.Reset()
+	cli.RunStatus(cli.StatusOptions{Env: env, Dir: dir})
+	os.Stdout.WriteString(out.String())
 }
