@@ -47,7 +47,7 @@ func TestPublicationRefusalsMatchTheGoldenFiles(t *testing.T) {
 			var out bytes.Buffer
 			d.Explain(&out)
 			got := strings.ReplaceAll(out.String(), root, "$ROOT")
-			golden := filepath.Join("testdata", "publication", tc.name+".txt")
+			golden := filepath.Join("testdata", "publication", tc.name+".golden")
 			if *updatePublication {
 				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
 				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
