@@ -79,6 +79,10 @@ func Classify(name string) (n Name, ok bool) {
 	if IsLegacyName(name) {
 		return Name{File: name, Kind: Legacy, Scope: ProjectScope}, true
 	}
+	if !maybeLockName(name) {
+		// Most names in a directory fail this byte test; the regexp is for the rest.
+		return Name{}, false
+	}
 	m := lockNameRE.FindStringSubmatch(name)
 	if m == nil || strings.EqualFold(name, PermissionsFileName) {
 		return Name{}, false
