@@ -4,25 +4,27 @@ import "time"
 
 // JSON is the lock object of guard's --json output (CONTRACT.md section 4).
 type JSON struct {
-	Path             string            `json:"path"`
-	Name             string            `json:"name"`
-	Kind             Kind              `json:"kind"`
-	Scope            string            `json:"scope"`
-	Host             string            `json:"host"`
-	Owner            string            `json:"owner"`
-	Created          string            `json:"created"`
-	CreatedSource    string            `json:"created_source"`
-	ExpiresAt        *string           `json:"expires_at"`
-	Expired          bool              `json:"expired"`
-	Mode             string            `json:"mode"`
-	Operations       []string          `json:"operations"`
-	ReleaseCondition string            `json:"release_condition"`
-	Purpose          string            `json:"purpose"`
-	Protected        bool              `json:"protected"`
-	Ambiguous        bool              `json:"ambiguous"`
-	Fence            *int64            `json:"fence,omitempty"`
-	Fields           map[string]string `json:"fields"`
-	ReadError        string            `json:"read_error,omitempty"`
+	Path             string   `json:"path"`
+	Name             string   `json:"name"`
+	Kind             Kind     `json:"kind"`
+	Scope            string   `json:"scope"`
+	Host             string   `json:"host"`
+	Owner            string   `json:"owner"`
+	Created          string   `json:"created"`
+	CreatedSource    string   `json:"created_source"`
+	ExpiresAt        *string  `json:"expires_at"`
+	Expired          bool     `json:"expired"`
+	Mode             string   `json:"mode"`
+	Operations       []string `json:"operations"`
+	ReleaseCondition string   `json:"release_condition"`
+	Purpose          string   `json:"purpose"`
+	// Remaining is the reference's "remaining" column (see Lock.Remaining).
+	Remaining string            `json:"remaining"`
+	Protected bool              `json:"protected"`
+	Ambiguous bool              `json:"ambiguous"`
+	Fence     *int64            `json:"fence,omitempty"`
+	Fields    map[string]string `json:"fields"`
+	ReadError string            `json:"read_error,omitempty"`
 }
 
 // ToJSON renders the lock as guard's JSON lock object at now.
@@ -31,7 +33,7 @@ func (l *Lock) ToJSON(now time.Time) JSON {
 		Path: l.Path, Name: l.File, Kind: l.Kind, Scope: l.Scope, Host: l.Name.Host,
 		Owner: l.Owner, Created: l.Created.Format(time.RFC3339), CreatedSource: l.CreatedSource,
 		Expired: l.Expired(now), Mode: l.Mode, Operations: l.Operations,
-		ReleaseCondition: l.ReleaseCondition, Purpose: l.Purpose,
+		ReleaseCondition: l.ReleaseCondition, Purpose: l.Purpose, Remaining: l.Remaining(now),
 		Protected: l.Protected(), Ambiguous: l.Ambiguous, Fields: l.Fields.Values,
 	}
 	if j.Host == "" {

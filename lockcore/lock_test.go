@@ -231,6 +231,7 @@ func TestToJSONHasTheContractKeys(t *testing.T) {
 	assert.Equal(t, "2026-06-15T11:00:00+02:00", *j.ExpiresAt)
 	assert.True(t, j.Expired)
 	assert.Equal(t, []string{"commit"}, j.Operations)
+	assert.Equal(t, "expired", j.Remaining)
 	require.NotNil(t, j.Fence)
 	assert.Equal(t, int64(7), *j.Fence)
 
