@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -107,34 +108,19 @@ func Scan(roots []ScanRoot, opts ScanOptions) *ScanResult {
 	return w.run()
 }
 
-// dropCoveredRoots drops duplicate roots and roots that another root already walks to
-// at least the same depth, so that no directory is read twice for the same answer.
+// dropCoveredRoots keeps one entry per root path, the deepest. Nested roots are both
+// walked (the outer walk may not reach into the inner root: a skipped or unreadable
+// directory, a symbolic link on the way), and Scan lists each lock once.
 func dropCoveredRoots(roots []ScanRoot) []ScanRoot {
 	var out []ScanRoot
-	for i, r := range roots {
-		covered := false
-		for j, o := range roots {
-			if i == j {
-				continue
-			}
-			rel, err := filepath.Rel(o.Path, r.Path)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				continue
-			}
-			d := 0
-			if rel != "." {
-				d = strings.Count(rel, string(filepath.Separator)) + 1
-			}
-			// o reaches r at depth d with o.MaxDepth-d levels left; identical roots
-			// keep the first of them.
-			if o.MaxDepth-d > r.MaxDepth || (o.MaxDepth-d == r.MaxDepth && (d > 0 || j < i)) {
-				covered = true
-				break
-			}
+	at := map[string]int{}
+	for _, r := range roots {
+		if i, ok := at[r.Path]; ok {
+			out[i].MaxDepth = max(out[i].MaxDepth, r.MaxDepth)
+			continue
 		}
-		if !covered {
-			out = append(out, r)
-		}
+		at[r.Path] = len(out)
+		out = append(out, r)
 	}
 	return out
 }
@@ -227,6 +213,7 @@ func (w *walker) run() *ScanResult {
 	}
 	sort.Slice(w.locks, func(i, j int) bool { return w.locks[i].Path < w.locks[j].Path })
 	sort.Slice(w.errs, func(i, j int) bool { return w.errs[i].Path < w.errs[j].Path })
+	w.errs = slices.CompactFunc(w.errs, func(a, b *ScanError) bool { return a.Path == b.Path })
 	return &ScanResult{Locks: w.locks, Errors: w.errs, Dirs: w.dirs}
 }
 

@@ -303,3 +303,14 @@ func TestScanFindsNamesThatOnlyUnicodeCaseFoldingMakesLocks(t *testing.T) {
 	}
 	assert.ElementsMatch(t, want, got, "the scanner finds exactly what Classify accepts")
 }
+
+func TestScanWalksANestedRootThatTheOuterRootSkips(t *testing.T) {
+	base := t.TempDir()
+	mkTree(t, base, map[string]string{"build/out/LOCK.txt": "", "LOCK.txt": ""})
+	roots := []lockcore.ScanRoot{{Path: base, MaxDepth: 4}, {Path: filepath.Join(base, "build"), MaxDepth: 2}, {Path: base, MaxDepth: 1}}
+	res := lockcore.Scan(roots, lockcore.ScanOptions{SkipDirs: []string{"build"}})
+	assert.Equal(t, []string{"LOCK.txt", "build/out/LOCK.txt"}, relPaths(t, base, res.Locks),
+		"skip_dirs stop the outer walk, not a root of their own")
+	res = lockcore.Scan(roots, lockcore.ScanOptions{})
+	assert.Equal(t, []string{"LOCK.txt", "build/out/LOCK.txt"}, relPaths(t, base, res.Locks), "each lock once")
+}
