@@ -225,6 +225,9 @@ func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
 	case "installed", "updated":
 		fmt.Fprintf(env.Stdout, "%s %s\n", res.Action, path)
 		fmt.Fprintf(env.Stderr, "guard: %s hook runs %s before every tool call\n", hookSpecs[opts.Agent].event, res.Command)
+		if strings.Contains(env.Executable, string(filepath.Separator)+"go-build") {
+			fmt.Fprintf(env.Stderr, "guard: warning: %s is a temporary binary of `go run`; install guard (go install) and run agent-install again\n", env.Executable)
+		}
 	case "removed":
 		fmt.Fprintf(env.Stdout, "removed %s\n", path)
 	case "unchanged":
