@@ -92,7 +92,7 @@ func (r *ScanResult) Active(now time.Time) []*Lock {
 // does not depend on the order in which they are read.
 func Scan(roots []ScanRoot, opts ScanOptions) *ScanResult {
 	w := newWalker(opts)
-	for _, r := range dropCoveredRoots(roots) {
+	for _, r := range mergeSameRoots(roots) {
 		st, err := os.Stat(r.Path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscallENOTDIR) {
@@ -108,10 +108,10 @@ func Scan(roots []ScanRoot, opts ScanOptions) *ScanResult {
 	return w.run()
 }
 
-// dropCoveredRoots keeps one entry per root path, the deepest. Nested roots are both
+// mergeSameRoots keeps one entry per root path, the deepest. Nested roots are both
 // walked (the outer walk may not reach into the inner root: a skipped or unreadable
 // directory, a symbolic link on the way), and Scan lists each lock once.
-func dropCoveredRoots(roots []ScanRoot) []ScanRoot {
+func mergeSameRoots(roots []ScanRoot) []ScanRoot {
 	var out []ScanRoot
 	at := map[string]int{}
 	for _, r := range roots {
