@@ -1,6 +1,7 @@
 // Package agent answers coding agents' pre-tool hooks (Claude Code's and Codex's
-// PreToolUse, Gemini CLI's BeforeTool) so that LOCK-SYSTEM locks and LOCK.permissions.json rules
-// hold at the moment an agent acts, not only when it commits.
+// PreToolUse, Gemini CLI's BeforeTool) so that LOCK-SYSTEM locks and
+// LOCK.permissions.json rules hold at the moment an agent acts, not only when it
+// commits.
 //
 // ReadCall turns an agent's hook input into an agent-neutral Call; Decide is the one
 // decision core: it asks guard's lock policy (the same one `guard check` uses) about
