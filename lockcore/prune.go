@@ -52,6 +52,14 @@ func Prune(locks []*Lock, now time.Time, dryRun bool, loc *time.Location) []Prun
 // removeIfPrunable removes the lock file at path only if, read again, it is still
 // prunable.
 func removeIfPrunable(path string, now time.Time, loc *time.Location, seq int) error {
+	// Hold the name's mutex, as takeover, renewal and release do, so that guard's own
+	// writers never interleave with the judgement below; the move aside still guards
+	// against writers that know no mutex (the reference, a person with an editor).
+	unlock, err := lockForChange(path)
+	if err != nil {
+		return fmt.Errorf("prune: %w", err)
+	}
+	defer unlock()
 	again, err := ReadLock(path, loc)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
