@@ -95,9 +95,9 @@ func TestContractAgentHookClaude(t *testing.T) {
 		})
 	}
 	for name, stdin := range map[string]string{
-		"input that is not JSON":  "not json",
-		"a JSON array":            "[]",
-		"an empty input":          "",
+		"input that is not JSON":   "not json",
+		"a JSON array":             "[]",
+		"an empty input":           "",
 		"a tool_input of a string": `{"tool_name": "Write", "tool_input": "x", "cwd": "/", "session_id": "s"}`,
 	} {
 		t.Run("malformed input is denied: "+name, func(t *testing.T) {
