@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -125,7 +126,7 @@ func isLeaseOf(l *lockcore.Lock, owner string) bool {
 
 // leaseArea returns the top-level folder of the repository that holds p.
 func leaseArea(p string) (string, bool) {
-	root := repoRoot(filepath.Dir(p))
+	root := guard.RepoTop(filepath.Dir(p))
 	if root == "" {
 		return "", false
 	}
@@ -138,20 +139,6 @@ func leaseArea(p string) (string, bool) {
 		return "", false // a file directly in the root
 	}
 	return filepath.Join(root, first), true
-}
-
-// repoRoot is the nearest directory at or above dir holding .git ("" outside one).
-func repoRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
 }
 
 // ownTeamLock returns an active team lock of the agent's own host that covers p.

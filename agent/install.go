@@ -110,16 +110,10 @@ func SettingsPath(env *guard.Env, agent string, user bool) (string, error) {
 
 // projectRoot is the repository root holding dir, or dir itself outside one.
 func projectRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
+	if top := guard.RepoTop(dir); top != "" {
+		return top
 	}
+	return dir
 }
 
 // RunInstall adds guard's hook to the agent's settings.

@@ -79,7 +79,7 @@ func RunRelease(opts ReleaseOptions) error {
 		dir = filepath.Join(env.Dir, dir)
 	}
 	dir = filepath.Clean(dir)
-	root := repoRoot(dir)
+	root := guard.RepoTop(dir)
 	if root == "" {
 		root = dir
 	}

@@ -119,7 +119,7 @@ func FindMarkers(dir string) *Markers {
 	// The working trees of one repository are one project (CONTRACT.md section 2),
 	// and markers are never committed: a PRIVATE.txt in the main clone must also stop
 	// a publication from a linked worktree, and the other way round.
-	if top := repoTop(dir); top != "" {
+	if top := RepoTop(dir); top != "" {
 		if rel, err := filepath.Rel(top, dir); err == nil {
 			for _, tree := range WorkingTrees(top) {
 				if tree != top {

@@ -204,7 +204,7 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 		realStart := filepath.Join(real, rest)
 		chain(realStart, filepath.Join(realStart, strings.TrimPrefix(abs, start)))
 	}
-	if top := repoTop(start); top != "" {
+	if top := RepoTop(start); top != "" {
 		rel, err := filepath.Rel(top, start)
 		relTarget, err2 := filepath.Rel(top, abs)
 		if err == nil && err2 == nil {

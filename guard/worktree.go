@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// repoTop returns the working-tree root that holds dir (the nearest directory at or
-// above dir with a .git entry), or "" outside a repository.
-func repoTop(dir string) string {
+// RepoTop returns the working-tree root that holds dir (the nearest directory at or
+// above dir with a .git entry), or "" outside a repository. It starts no git process.
+func RepoTop(dir string) string {
 	for d := dir; ; {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
@@ -64,14 +63,5 @@ func repoRootOf(env *guard.Env, path string) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Dir, path)
 	}
-	for d := filepath.Clean(path); ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
+	return guard.RepoTop(filepath.Clean(path))
 }
