@@ -107,6 +107,23 @@ func TestContractPublishRunsTheCommandAndItsChores(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, "tagged\nannounced\n", ctRead(t, filepath.Join(project, "chores.log")), "each chore runs once")
 	assert.Equal(t, 3, strings.Count(ctRan(t, log), "npm publish\n"))
+	entries, err := os.ReadDir(project)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{".git", "PUBLIC.txt", "chores.log"}, names, "the chore record lives in the git directory")
+
+	t.Run("outside a repository the record lives beside PUBLIC.txt", func(t *testing.T) {
+		p := t.TempDir()
+		ctWrite(t, p, "PUBLIC.txt", "chore: echo once >> chores.log\n")
+		for i := 0; i < 2; i++ {
+			_, errOut, code := ctRun(t, p, []string{pathEnv}, "", "publish", "--", "npm", "publish")
+			require.Equal(t, 0, code, errOut)
+		}
+		assert.Equal(t, "once\n", ctRead(t, filepath.Join(p, "chores.log")))
+	})
 
 	t.Run("a failed chore exits 1 after listing what ran and what failed", func(t *testing.T) {
 		p := ctRepo(t, nil)
@@ -270,6 +287,14 @@ func TestContractAuditGitHub(t *testing.T) {
 		for _, a := range fake.auth {
 			assert.Equal(t, "Bearer tok-1", a)
 		}
+	})
+	t.Run("owners and api_url come from .guard.toml when no flag says", func(t *testing.T) {
+		cfg := ctRepo(t, map[string]string{".guard.toml": "[github]\nowners = [\"acme\"]\napi_url = \"" + fake.srv.URL + prefix + "\"\n"})
+		out, errOut, code := ctRun(t, cfg, nil, "", "audit", "github", "--json", root)
+		assert.Equal(t, 1, code, errOut)
+		var rep map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+		assert.Len(t, rep["repositories"], 4)
 	})
 	t.Run("without the violating clone the audit passes", func(t *testing.T) {
 		require.NoError(t, os.Remove(filepath.Join(leaked, "PRIVATE.txt")))
