@@ -277,3 +277,27 @@ func emptyIfNil(v any) any {
 	}
 	return v
 }
+
+func TestContractDoctorReportsHooksStaleLocksAndConfig(t *testing.T) {
+	repo := ctRepo(t, nil)
+	out, _, code := ctRun(t, repo, nil, "", "doctor")
+	assert.NotEqual(t, 0, code, "hooks missing is a problem")
+	assert.Contains(t, out, "pre-commit")
+	assert.Contains(t, out, "missing")
+
+	_, errOut, code := ctRun(t, repo, nil, "", "install")
+	require.Equal(t, 0, code, errOut)
+	_, errOut, code = ctRun(t, repo, nil, "", "doctor")
+	assert.Equal(t, 0, code, "installed hooks and nothing stale: %s", errOut)
+
+	stale := ctWrite(t, repo, "LOCK.txt", "owner: x\n"+ctDead)
+	out, _, code = ctRun(t, repo, nil, "", "doctor")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, out, stale)
+	removeFile(t, stale)
+
+	ctWrite(t, repo, ".guard.toml", "owner = \n")
+	out, _, code = ctRun(t, repo, nil, "", "doctor")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, out, ".guard.toml:1")
+}
