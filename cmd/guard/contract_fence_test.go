@@ -4,10 +4,14 @@ package main
 // refused by check and the hooks once the file no longer grants that fence.
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestContractFenceVariants(t *testing.T) {
@@ -72,5 +76,67 @@ func TestContractLockRespectsEveryKindOfForeignLock(t *testing.T) {
 			assert.Contains(t, errOut, held)
 			assert.NoFileExists(t, filepath.Join(dir, "LOCK.docs.txt"))
 		})
+	}
+}
+
+func TestContractTakingOverAnExpiredLockRaisesItsFence(t *testing.T) {
+	dir := t.TempDir()
+	p := ctWrite(t, dir, "LOCK.txt", "owner: alice\n"+ctDead+"fence: 99999999999999999\n")
+	out, errOut, code := ctRun(t, dir, []string{"GUARD_OWNER=bob"}, "", "lock")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, p+"\n", out)
+	assert.Equal(t, "bob", ctBodyValue(t, p, "owner"))
+	assert.Equal(t, "100000000000000000", ctBodyValue(t, p, "fence"))
+}
+
+// ctRace starts n guard lock processes at once; args(i) gives the i-th one's
+// arguments and owner. It returns how many exited 0.
+func ctRace(t *testing.T, dir string, n int, args func(i int) (owner string, a []string)) int {
+	t.Helper()
+	cmds := make([]*exec.Cmd, n)
+	for i := range cmds {
+		owner, a := args(i)
+		cmds[i] = exec.Command(guardBin, append([]string{"lock", "--no-contest"}, a...)...)
+		cmds[i].Dir = dir
+		cmds[i].Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GUARD_OWNER=" + owner, "GUARD_HOST=box1"}
+	}
+	for _, c := range cmds {
+		require.NoError(t, c.Start())
+	}
+	won := 0
+	for _, c := range cmds {
+		if c.Wait() == nil {
+			won++
+		}
+	}
+	return won
+}
+
+func TestContractRacingCreatorsOfOneLockCannotBothSucceed(t *testing.T) {
+	for round := 0; round < 3; round++ {
+		dir := t.TempDir()
+		won := ctRace(t, dir, 8, func(i int) (string, []string) { return fmt.Sprintf("o%d", i), nil })
+		assert.Equal(t, 1, won)
+		owner := ctBodyValue(t, filepath.Join(dir, "LOCK.txt"), "owner")
+		assert.Regexp(t, `^o\d$`, owner)
+		assert.Contains(t, ctRead(t, filepath.Join(dir, "LOCK.txt")), "scope: project\n", "never half-written")
+	}
+}
+
+func TestContractRacingCreatorsOfOverlappingLocks(t *testing.T) {
+	ctGap(t, "`guard lock` (LOCK.txt, owner A) and `guard lock --scope web` (LOCK.web.txt, owner B) " +
+		"started together in one directory both exit 0 and both files stay in most rounds (same for DIR and DIR/sub), " +
+		"although CONTRACT section 4 says RESPECT refuses an overlapping live lock of another owner and " +
+		"\"two racing creators cannot both succeed\": RESPECT is checked before the create, and not again after it")
+	for round := 0; round < 3; round++ {
+		dir := t.TempDir()
+		ctMkdir(t, dir, "web")
+		won := ctRace(t, dir, 8, func(i int) (string, []string) {
+			if i%2 == 0 {
+				return fmt.Sprintf("o%d", i), []string{"--scope", "web"}
+			}
+			return fmt.Sprintf("o%d", i), nil
+		})
+		assert.Equal(t, 1, won)
 	}
 }
