@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-/tmp/guard-bench-hooks}
 RUNS=${RUNS:-15}
 mkdir -p "$BENCH_DIR/bin"
-go build -o "$BENCH_DIR/bin/guard" ./cmd/guard
+# Built as releases are (.goreleaser.yaml: CGO_ENABLED=0): a static binary starts faster.
+CGO_ENABLED=0 go build -o "$BENCH_DIR/bin/guard" ./cmd/guard
 go build -o "$BENCH_DIR/bin/hooksgogit" ./bench/hooksgogit
 exec python3 bench/hooks_bench.py "$BENCH_DIR" "$RUNS"

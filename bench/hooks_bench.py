@@ -126,15 +126,23 @@ for _ in range(runs):  # interleaved, so both sides see the same machine state
         rss[k] = max(rss[k], r)
 
 med = {k: statistics.median(v) * 1000 for k, v in times.items()}
-print("runs: %d (median wall time; peak RSS includes the git children a process waits for)" % runs)
+low = {k: min(v) * 1000 for k, v in times.items()}
+print("runs: %d, interleaved; median and minimum wall time; peak RSS of the process and the"
+      " git children it waited for" % runs)
 for k in cases:
-    print("  %-40s %8.1f ms  %6.1f MB" % (k, med[k], rss[k]))
-pc = med["guard hook pre-commit"] / med["git diff --cached --name-only -z"]
-pp = med["guard hook pre-push (A..B)"] / med["git log --name-only --format= A..B"]
-gg = med["go-git index diff"] / med["git diff --cached --name-only -z"]
-print("pre-commit ratio: %.2fx (target <= 1.5x)" % pc)
-print("pre-push ratio:   %.2fx (target <= 1.5x)" % pp)
-print("go-git index diff vs git: %.2fx" % gg)
-ok = pc <= 1.5 and pp <= 1.5 and rss["guard hook pre-commit"] < 64 and rss["guard hook pre-push (A..B)"] < 64
-print("PASS" if ok else "FAIL")
+    print("  %-40s %8.1f ms  (min %8.1f)  %6.1f MB" % (k, med[k], low[k], rss[k]))
+
+
+def ratio(a, b):
+    return med[a] / med[b], low[a] / low[b]
+
+
+pc = ratio("guard hook pre-commit", "git diff --cached --name-only -z")
+pp = ratio("guard hook pre-push (A..B)", "git log --name-only --format= A..B")
+gg = ratio("go-git index diff", "git diff --cached --name-only -z")
+print("pre-commit vs git diff:  %.2fx median, %.2fx min (target <= 1.5x)" % pc)
+print("pre-push vs git log:     %.2fx median, %.2fx min (target <= 1.5x)" % pp)
+print("go-git index diff vs git diff: %.0fx median" % gg[0])
+ok = pc[0] <= 1.5 and pp[0] <= 1.5 and rss["guard hook pre-commit"] < 64 and rss["guard hook pre-push (A..B)"] < 64
+print("PASS" if ok else "FAIL (a busy machine inflates the process-heavy side; compare the minimums)")
 sys.exit(0 if ok else 1)

@@ -121,7 +121,7 @@ func LogPaths(ctx context.Context, g Git, revs ...string) ([]string, error) {
 // logBatch is how many new paths LogPathsFunc gathers before handing them on: large
 // enough to keep the calls few, small enough that checking starts while git is still
 // walking history.
-const logBatch = 256
+const logBatch = 64
 
 // LogPathsFunc is LogPaths streamed: fn receives the paths, each once, in batches as
 // git prints them, so that the caller's work (reading lock directories) overlaps

@@ -37,6 +37,8 @@ type session struct {
 	repo   Repo
 	id     guard.Identity
 	policy *guard.Policy
+	// workers are the policies of a parallel check (the first is policy).
+	workers []*guard.Policy
 }
 
 func openSession(ctx context.Context, env *guard.Env) (*session, error) {
@@ -250,32 +252,51 @@ func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin i
 }
 
 func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader, o *outcome) error {
-	// The session comes first so that even unreadable input can be bypassed with a
-	// record in the repository's log.
-	s, err := openSession(ctx, env)
-	if err != nil {
-		return err
+	// The session (git rev-parse) and the cat-file below run at the same time; the
+	// session is waited for even when the input is unreadable, so that such an error
+	// can still be bypassed with a record in the repository's log.
+	type opened struct {
+		s   *session
+		err error
 	}
-	o.repo, o.id = s.repo, s.id
+	sc := make(chan opened, 1)
+	go func() {
+		s, err := openSession(ctx, env)
+		sc <- opened{s, err}
+	}()
+	session := func() (*session, error) {
+		r := <-sc
+		sc <- r
+		if r.err != nil {
+			return nil, r.err
+		}
+		o.repo, o.id = r.s.repo, r.s.id
+		return r.s, nil
+	}
+	g := GitFor(env)
 	fromFramework := remote == ""
 	var ups []RefUpdate
+	var err error
 	if fromFramework {
 		// The pre-commit framework runs pre-push hooks without git's arguments and
 		// stdin; it describes the push in PRE_COMMIT_* variables instead.
 		remote = env.Env("PRE_COMMIT_REMOTE_NAME")
 		if remote == "" {
+			_, _ = session()
 			return fmt.Errorf("no remote: git passes REMOTE and URL to pre-push hooks (and the pre-commit framework PRE_COMMIT_REMOTE_NAME)")
 		}
 		o.remote, o.url = remote, env.Env("PRE_COMMIT_REMOTE_URL")
-	} else if ups, err = ParseRefLines(stdin); err != nil {
-		return err
-	}
-	if fromFramework {
-		u, err := frameworkRef(ctx, env, s.git)
+		u, err := frameworkRef(ctx, env, g)
 		if err != nil {
+			_, _ = session()
 			return err
 		}
 		ups = []RefUpdate{u}
+	} else if ups, err = ParseRefLines(stdin); err != nil {
+		if _, serr := session(); serr != nil {
+			return serr
+		}
+		return err
 	}
 	// One cat-file for the whole push: which remote commits this repository has (an
 	// update can then be remote..local), and which pushed objects are commits (a tag
@@ -289,9 +310,13 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			}
 		}
 	}
-	have, err := presentCommits(ctx, s.git, shas)
+	have, herr := presentCommits(ctx, g, shas)
+	s, err := session()
 	if err != nil {
 		return err
+	}
+	if herr != nil {
+		return herr
 	}
 	for i, u := range ups {
 		ops := []string{"push"}
@@ -311,16 +336,16 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 		c.paths = append(c.paths, first...)
 		if revs := PushRange(u, remote, have[u.RemoteSHA]); revs != nil && have[u.LocalSHA] {
 			// Paths are checked in batches while git log is still walking history.
+			pc := s.startParallel(ops)
 			err := LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
 				abs := s.abs(batch)
-				d, err := s.askFenced(ops, abs, false)
-				if err != nil {
-					return err
-				}
-				mergeDecision(c.dec, d)
+				pc.add(abs)
 				c.paths = append(c.paths, abs...)
 				return nil
 			})
+			if werr := pc.wait(c.dec); err == nil {
+				err = werr
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", u, err)
 			}
