@@ -46,3 +46,19 @@ func TestContractGapUnknownLockKeysAreShown(t *testing.T) {
 	out, _, _ := ctRun(t, dir, nil, "", "status")
 	assert.Contains(t, out, "JIRA-1")
 }
+
+func TestContractGapAHugeExpiresAfterDoesNotExpireALock(t *testing.T) {
+	ctGap(t, "a lock with created 2099-01-01 and `expires_after: 3000000d` (a valid <int><s|m|h|d>) is reported "+
+		"expired, stops nobody and is pruned: lockcore mirrors the reference's Python overflow (beyond datetime.max, "+
+		"or more than 999999999 days, counts as expired), but CONTRACT section 1 says a lock is expired only when "+
+		"now > created + expires_after (and an invalid value means 24h), so the lock should stand")
+	dir := t.TempDir()
+	p := ctWrite(t, dir, "LOCK.txt", "owner: alice\ncreated: 2099-01-01T00:00:00\nexpires_after: 3000000d\n")
+	l := ctScanOne(t, dir)
+	assert.Equal(t, false, l["expired"])
+	_, _, code := ctRun(t, dir, []string{"GUARD_OWNER=bob"}, "", "check", "x")
+	assert.Equal(t, 1, code)
+	out, _, _ := ctRun(t, dir, nil, "", "prune", dir)
+	assert.Empty(t, out)
+	assert.FileExists(t, p)
+}
