@@ -289,11 +289,18 @@ func TestContractUnlock(t *testing.T) {
 		}
 		dir := t.TempDir()
 		p := ctWrite(t, dir, "LOCK.user.txt", "owner: alice\n"+ctLive)
-		cmd := exec.Command(script, "-qec", guardBin+" unlock --user --force", "/dev/null")
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GUARD_OWNER=alice"}
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
+		atTerminal := func(args string) (string, error) {
+			cmd := exec.Command(script, "-qec", guardBin+" "+args, "/dev/null")
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GUARD_OWNER=alice"}
+			out, err := cmd.CombinedOutput()
+			return string(out), err
+		}
+		out, err := atTerminal("unlock --user")
+		require.Error(t, err, "without --force a user lock stays, even at a terminal: %s", out)
+		assert.FileExists(t, p)
+		out, err = atTerminal("unlock --user --force")
+		require.NoError(t, err, out)
 		assert.NoFileExists(t, p)
 	})
 }
