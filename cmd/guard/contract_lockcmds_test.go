@@ -107,6 +107,9 @@ func TestContractLockRefusesBadInput(t *testing.T) {
 		{"--contested with --no-contest", []string{"--contested", "--no-contest"}},
 		{"an unknown mode", []string{"--mode", "medium"}},
 		{"an until time that is no time", []string{"--until", "later"}},
+		{"a reserved word as the scope (it would make an ambiguous name)", []string{"--scope", "user"}},
+		{"a not-reserved word as the scope", []string{"--scope", "NOT-TEAM"}},
+		{"a reserved word as the team host", []string{"--team", "until"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name+" is a usage error and writes nothing", func(t *testing.T) {
@@ -139,6 +142,13 @@ func TestContractLockRespectsAndRenews(t *testing.T) {
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, held)
 		assert.NoFileExists(t, filepath.Join(dir, "LOCK.team.h2.txt"))
+	})
+	t.Run("a team lock of another host refuses even its own owner", func(t *testing.T) {
+		dir := t.TempDir()
+		held := ctWrite(t, dir, "LOCK.team.h1.txt", "owner: alice\n"+ctLive)
+		_, errOut, code := ctRun(t, dir, []string{"GUARD_OWNER=alice", "GUARD_HOST=h2"}, "", "lock", "--team", "h2")
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errOut, held)
 	})
 	t.Run("an expired lock of another owner does not refuse", func(t *testing.T) {
 		dir := t.TempDir()
