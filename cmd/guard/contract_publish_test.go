@@ -125,6 +125,15 @@ func TestContractPublishRunsTheCommandAndItsChores(t *testing.T) {
 		assert.Equal(t, "once\n", ctRead(t, filepath.Join(p, "chores.log")))
 	})
 
+	t.Run("the command gets guard's stdin and keeps its stdout, stderr and exit code", func(t *testing.T) {
+		p := ctRepo(t, nil)
+		bin := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/bin/sh\necho \"got: $(cat)\"\necho to-stderr >&2\nexit 5\n"), 0o755))
+		out, errOut, code := ctRun(t, p, []string{"PATH=" + bin + ":" + os.Getenv("PATH")}, "hello\n", "publish", "--", "npm", "publish")
+		assert.Equal(t, 5, code)
+		assert.Equal(t, "got: hello\n", out)
+		assert.Contains(t, errOut, "to-stderr\n")
+	})
 	t.Run("a failed chore exits 1 after listing what ran and what failed", func(t *testing.T) {
 		p := ctRepo(t, nil)
 		ctWrite(t, p, "PUBLIC.txt", "chore: echo ok >> chores.log\nchore: exit 3\n")
