@@ -411,6 +411,11 @@ func TestContractLockdown(t *testing.T) {
 		p := filepath.Join(r, "LOCK.txt")
 		require.FileExists(t, p)
 		assert.Equal(t, "bulk", ctBodyValue(t, p, "created_by"))
+		assert.Equal(t, []string{"owner", "created", "host", "fence", "created_by", "expires_after", "mode", "purpose", "scope"},
+			ctBodyKeys(t, p), "the reference's bulk body, fence after host")
+		assert.True(t, strings.HasPrefix(ctRead(t, p), "#"), "a comment line first")
+		assert.Equal(t, "24h", ctBodyValue(t, p, "expires_after"))
+		assert.Equal(t, "project", ctBodyValue(t, p, "scope"))
 		assert.Equal(t, "ops", ctBodyValue(t, p, "owner"))
 		assert.Equal(t, "incident", ctBodyValue(t, p, "purpose"))
 	}
