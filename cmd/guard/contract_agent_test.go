@@ -155,6 +155,13 @@ func TestContractAgentInstallClaude(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		assert.Contains(t, ctRead(t, filepath.Join(home, ".claude", "settings.json")), "agent-hook claude")
 	})
+	t.Run("a malformed settings file is an error and stays as it was", func(t *testing.T) {
+		p := ctRepo(t, nil)
+		bad := ctWrite(t, p, ".claude/settings.json", "{\"model\": \"x\",\n")
+		_, _, code := ctRun(t, p, env, "", "agent-install", "claude", "--project")
+		assert.Equal(t, 2, code)
+		assert.Equal(t, "{\"model\": \"x\",\n", ctRead(t, bad))
+	})
 	t.Run("--project and --user exclude each other", func(t *testing.T) {
 		_, _, code := ctRun(t, project, env, "", "agent-install", "claude", "--project", "--user")
 		assert.Equal(t, 2, code)
