@@ -4,7 +4,9 @@ package main
 // permissions and guard team.
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -260,4 +262,56 @@ func TestContractTeam(t *testing.T) {
 		assert.Equal(t, 1, code)
 		assert.Equal(t, string(before), ctRead(t, garbled))
 	})
+}
+
+func TestContractTeamUpdatesAreSerialised(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"GUARD_OWNER=o1", "GUARD_HOST=h1"}
+	_, errOut, code := ctRun(t, dir, env, "", "lock", "--team", "h1", "--no-contest")
+	require.Equal(t, 0, code, errOut)
+	lock := filepath.Join(dir, "LOCK.team.h1.txt")
+	run := func(args ...[]string) []int {
+		cmds := make([]*exec.Cmd, len(args))
+		for i, a := range args {
+			cmds[i] = exec.Command(guardBin, append([]string{"team"}, a...)...)
+			cmds[i].Dir = dir
+			cmds[i].Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, env...)
+		}
+		for _, c := range cmds {
+			require.NoError(t, c.Start())
+		}
+		codes := make([]int, len(cmds))
+		for i, c := range cmds {
+			if err := c.Wait(); err != nil {
+				codes[i] = c.ProcessState.ExitCode()
+			}
+		}
+		return codes
+	}
+	var distinct [][]string
+	for i := 0; i < 8; i++ {
+		distinct = append(distinct, []string{"claim", "--agent", fmt.Sprintf("agent-%d", i), "--resource", fmt.Sprintf("dir%d", i)})
+	}
+	for i, c := range run(distinct...) {
+		assert.Equal(t, 0, c, "claim %d", i)
+	}
+	body := ctRead(t, lock)
+	for i := 0; i < 8; i++ {
+		assert.Regexp(t, fmt.Sprintf(`(?m)^\[agent-%d\] EDITING  order=0000\d\d \| dir%d$`, i, i), body, "no claim is lost")
+	}
+
+	var same [][]string
+	for i := 0; i < 4; i++ {
+		same = append(same, []string{"claim", "--agent", fmt.Sprintf("rival-%d", i), "--resource", "shared", "--resource", "other"})
+	}
+	won := 0
+	for _, c := range run(same...) {
+		if c == 0 {
+			won++
+		} else {
+			assert.Equal(t, 1, c)
+		}
+	}
+	assert.Equal(t, 1, won, "exactly one of four identical bundles wins")
+	assert.Equal(t, 1, strings.Count(ctRead(t, lock), "| shared | other\n"))
 }
