@@ -145,6 +145,14 @@ func TestContractScopedLocksCoverWhatTheConfigOrFolderSays(t *testing.T) {
 			assert.Equal(t, want, code, "%s: %s", path, errOut)
 		}
 	})
+	t.Run("globs are relative to the lock's directory", func(t *testing.T) {
+		dir := ctRepo(t, map[string]string{".guard.toml": "[scopes]\nfront = [\"app/*.js\"]\n"})
+		ctWrite(t, dir, "web/LOCK.front.txt", "owner: alice\n"+ctLive)
+		for path, want := range map[string]int{"web/app/x.js": 1, "app/x.js": 0, "web/app/x.go": 0} {
+			_, errOut, code := ctRun(t, dir, bob, "", "check", path)
+			assert.Equal(t, want, code, "%s: %s", path, errOut)
+		}
+	})
 	t.Run("without a mapping the folder named by the scope, dots as slashes", func(t *testing.T) {
 		dir := t.TempDir()
 		ctMkdir(t, dir, "assets/images")
