@@ -62,3 +62,18 @@ func TestContractGapAHugeExpiresAfterDoesNotExpireALock(t *testing.T) {
 	assert.Empty(t, out)
 	assert.FileExists(t, p)
 }
+
+func TestContractGapTeamBadInputIsTwoEvenWithoutATeamLock(t *testing.T) {
+	ctGap(t, "`guard team claim --agent a1` (no --resource/--tool), `team checkin` without --role/--task and "+
+		"`team message` without --msg exit 1 (\"no team lock of host ...\") in a directory without a team lock, "+
+		"and 2 only when one exists; CONTRACT section 4: 2 bad input (the reference's argparse also answers 2 first)")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"team", "claim", "--agent", "a1"},
+		{"team", "checkin", "--agent", "a1"},
+		{"team", "message", "--agent", "a1"},
+	} {
+		_, errOut, code := ctRun(t, dir, []string{"GUARD_HOST=h1"}, "", args...)
+		assert.Equal(t, 2, code, "%v: %s", args, errOut)
+	}
+}
