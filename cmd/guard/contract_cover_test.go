@@ -125,6 +125,16 @@ func TestContractLocksAboveTheRepositoryAndAcrossWorktrees(t *testing.T) {
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, p)
 	})
+	t.Run("guard lock and guard status in a worktree respect a lock in the main clone", func(t *testing.T) {
+		p := ctWrite(t, main, "src/LOCK.txt", "owner: alice\n"+ctLive)
+		defer removeFile(t, p)
+		_, errOut, code := ctRun(t, wt, bob, "", "lock", "src")
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errOut, p)
+		assert.NoFileExists(t, filepath.Join(wt, "src", "LOCK.txt"))
+		_, _, code = ctRun(t, wt, bob, "", "status", "src")
+		assert.Equal(t, 1, code)
+	})
 	t.Run("without locks both trees are free", func(t *testing.T) {
 		_, _, code := ctRun(t, main, bob, "", "check", "src/a.go")
 		assert.Equal(t, 0, code)
