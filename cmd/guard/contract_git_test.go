@@ -88,6 +88,12 @@ func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
 			}
 		})
 	}
+	t.Run("removing a committed PRIVATE.txt from the index is allowed", func(t *testing.T) {
+		repo := ctRepo(t, map[string]string{"PRIVATE.txt": "committed by mistake\n"})
+		ctGit(t, repo, "rm", "-q", "--cached", "PRIVATE.txt")
+		_, errOut, code := ctRun(t, repo, nil, "", "hook", "pre-commit")
+		assert.Equal(t, 0, code, errOut)
+	})
 	t.Run("outside a repository the hook fails closed with 2", func(t *testing.T) {
 		_, _, code := ctRun(t, t.TempDir(), nil, "", "hook", "pre-commit")
 		assert.Equal(t, 2, code)
