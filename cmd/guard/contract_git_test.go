@@ -88,6 +88,16 @@ func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a soft lock warns on stderr and lets the commit through", func(t *testing.T) {
+		repo := ctRepo(t, map[string]string{"src/a.go": "a\n"})
+		lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\nmode: soft\n"+ctLive)
+		ctWrite(t, repo, "src/a.go", "b\n")
+		ctGit(t, repo, "add", "src/a.go")
+		out, errOut, code := ctRun(t, repo, []string{"GUARD_OWNER=bob"}, "", "hook", "pre-commit")
+		assert.Equal(t, 0, code, errOut)
+		assert.Empty(t, out)
+		assert.Contains(t, errOut, lock)
+	})
 	t.Run("removing a committed PRIVATE.txt from the index is allowed", func(t *testing.T) {
 		repo := ctRepo(t, map[string]string{"PRIVATE.txt": "committed by mistake\n"})
 		ctGit(t, repo, "rm", "-q", "--cached", "PRIVATE.txt")
