@@ -104,7 +104,7 @@ func TestContractLocksAboveTheRepositoryAndAcrossWorktrees(t *testing.T) {
 
 	t.Run("a lock above the repository root covers it", func(t *testing.T) {
 		p := ctWrite(t, outer, "LOCK.txt", "owner: alice\n"+ctLive)
-		defer removeFile(t, p)
+		defer ctRemove(t, p)
 		_, errOut, code := ctRun(t, main, bob, "", "check", "src/a.go")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, p)
@@ -113,21 +113,21 @@ func TestContractLocksAboveTheRepositoryAndAcrossWorktrees(t *testing.T) {
 	})
 	t.Run("a lock in the main clone stops a linked worktree", func(t *testing.T) {
 		p := ctWrite(t, main, "src/LOCK.txt", "owner: alice\n"+ctLive)
-		defer removeFile(t, p)
+		defer ctRemove(t, p)
 		_, errOut, code := ctRun(t, wt, bob, "", "check", "src/a.go")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, p)
 	})
 	t.Run("a lock in a linked worktree stops the main clone", func(t *testing.T) {
 		p := ctWrite(t, wt, "src/LOCK.txt", "owner: alice\n"+ctLive)
-		defer removeFile(t, p)
+		defer ctRemove(t, p)
 		_, errOut, code := ctRun(t, main, bob, "", "check", "src/a.go")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, p)
 	})
 	t.Run("guard lock and guard status in a worktree respect a lock in the main clone", func(t *testing.T) {
 		p := ctWrite(t, main, "src/LOCK.txt", "owner: alice\n"+ctLive)
-		defer removeFile(t, p)
+		defer ctRemove(t, p)
 		_, errOut, code := ctRun(t, wt, bob, "", "lock", "src")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, p)
@@ -253,8 +253,8 @@ func TestContractStatus(t *testing.T) {
 	assert.Equal(t, 0, code, "an expired lock does not lock")
 }
 
-// removeFile deletes a file a subtest placed, so that the next subtest starts clean.
-func removeFile(t *testing.T, p string) {
+// ctRemove deletes a file a subtest placed, so that the next subtest starts clean.
+func ctRemove(t *testing.T, p string) {
 	t.Helper()
 	require.NoError(t, os.Remove(p))
 }

@@ -288,7 +288,7 @@ func TestContractCI(t *testing.T) {
 		ctGit(t, repo, "push", "-q", "origin", "feat:refs/heads/release")
 		out, errOut, code := ctRun(t, repo, append(bob, "GITHUB_BASE_REF=release"), "", "ci", "--format", "json")
 		assert.Equal(t, 0, code, errOut)
-		assert.Equal(t, []any{}, emptyIfNil(ctObject(t, out)["paths"]))
+		assert.Equal(t, []any{}, ctEmptyIfNil(ctObject(t, out)["paths"]))
 	})
 	t.Run("each extra --op is checked too", func(t *testing.T) {
 		dir := ctRepo(t, map[string]string{"src/a.go": "a\n"})
@@ -306,7 +306,7 @@ func TestContractCI(t *testing.T) {
 	})
 }
 
-func emptyIfNil(v any) any {
+func ctEmptyIfNil(v any) any {
 	if v == nil {
 		return []any{}
 	}
@@ -329,7 +329,7 @@ func TestContractDoctorReportsHooksStaleLocksAndConfig(t *testing.T) {
 	out, _, code = ctRun(t, repo, nil, "", "doctor")
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, out, stale)
-	removeFile(t, stale)
+	ctRemove(t, stale)
 
 	ctWrite(t, repo, ".guard.toml", "owner = \n")
 	out, _, code = ctRun(t, repo, nil, "", "doctor")
