@@ -4,6 +4,8 @@ package main
 // that says what is wrong; GUARD_CONTRACT_GAPS=1 runs them to see whether a gap closed.
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -75,5 +77,25 @@ func TestContractGapTeamBadInputIsTwoEvenWithoutATeamLock(t *testing.T) {
 	} {
 		_, errOut, code := ctRun(t, dir, []string{"GUARD_HOST=h1"}, "", args...)
 		assert.Equal(t, 2, code, "%v: %s", args, errOut)
+	}
+}
+
+func TestContractGapAWriteThroughAFileSymlinkIntoALockedAreaIsDenied(t *testing.T) {
+	ctGap(t, "free/link -> ../locked/a: `guard check free/link` exits 0 and `guard agent-hook claude` lets Write/Edit "+
+		"of free/link through, although the write lands in locked/ (under someone else's LOCK.txt); a directory "+
+		"symlink (free/dirlink/a) is resolved and refused. CONTRACT section 4: writes into locked areas are denied")
+	dir := t.TempDir()
+	ctWrite(t, dir, "locked/a", "a\n")
+	ctWrite(t, dir, "locked/LOCK.txt", "owner: alice\n"+ctLive)
+	ctMkdir(t, dir, "free")
+	require.NoError(t, os.Symlink("../locked/a", filepath.Join(dir, "free", "link")))
+	_, _, code := ctRun(t, dir, []string{"GUARD_OWNER=bob"}, "", "check", "free/link")
+	assert.Equal(t, 1, code)
+	out, _, code := ctRun(t, dir, []string{"GUARD_OWNER=bob"},
+		ctHookInput(t, "Write", map[string]any{"file_path": filepath.Join(dir, "free", "link"), "content": "x"}, dir, "s"),
+		"agent-hook", "claude")
+	if code != 2 {
+		decision, _ := ctDecision(t, out)
+		assert.Equal(t, "deny", decision)
 	}
 }
