@@ -140,3 +140,24 @@ func TestContractRacingCreatorsOfOverlappingLocks(t *testing.T) {
 		assert.Equal(t, 1, won)
 	}
 }
+
+func TestContractFenceRefusesASupersededHolderAtPrePush(t *testing.T) {
+	base := t.TempDir()
+	remote := filepath.Join(base, "remote.git")
+	ctGit(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	repo := ctRepo(t, map[string]string{"a.txt": "a\n"})
+	ctGit(t, repo, "remote", "add", "origin", remote)
+	ctGit(t, repo, "push", "-q", "origin", "main")
+	ctWrite(t, repo, "a.txt", "b\n")
+	ctGit(t, repo, "commit", "-q", "-am", "b")
+	head, parent := ctGit(t, repo, "rev-parse", "HEAD"), ctGit(t, repo, "rev-parse", "HEAD~1")
+	lock := ctWrite(t, repo, "LOCK.txt", "owner: alice\n"+ctLive+"fence: 2000\n")
+	for _, c := range []struct {
+		fence string
+		code  int
+	}{{"2000", 0}, {"1999", 1}} {
+		env := []string{"GUARD_OWNER=alice", "LOCK_FENCE=" + c.fence, "LOCK_FENCE_FILE=" + lock}
+		_, errOut, code := ctRun(t, repo, env, "refs/heads/main "+head+" refs/heads/main "+parent+"\n", "hook", "pre-push", "origin", remote)
+		assert.Equal(t, c.code, code, "fence %s: %s", c.fence, errOut)
+	}
+}
