@@ -241,6 +241,12 @@ func TestContractLockContest(t *testing.T) {
 		assert.Equal(t, 0, code, errOut)
 		assert.FileExists(t, own)
 	})
+	t.Run("a claim that expires while it waits loses", func(t *testing.T) {
+		dir := t.TempDir()
+		_, errOut, code := ctRun(t, dir, []string{"GUARD_OWNER=a", "GUARD_HOST=hb"}, "", "lock", "--team", "hb", "--contested", "--quarantine", "2", "--expires", "1s")
+		assert.Equal(t, 3, code, errOut)
+		assert.NoFileExists(t, filepath.Join(dir, "LOCK.team.hb.txt"))
+	})
 	t.Run("a tie goes to the smaller host", func(t *testing.T) {
 		own, errOut, code := contest(t, func(dir, created string) {
 			ctWrite(t, dir, "LOCK.team.ha.txt", "owner: r\ncreated: "+created+"\n")
