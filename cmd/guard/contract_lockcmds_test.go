@@ -228,6 +228,7 @@ func TestContractLockContest(t *testing.T) {
 		return own, errb.String(), code
 	}
 	t.Run("an earlier rival wins: the claim removes its own lock and exits 3", func(t *testing.T) {
+		t.Parallel()
 		own, errOut, code := contest(t, func(dir, _ string) {
 			ctWrite(t, dir, "LOCK.team.ha.txt", "owner: r\ncreated: 2000-01-01T00:00:00\nexpires_after: 999999d\n")
 		})
@@ -235,6 +236,7 @@ func TestContractLockContest(t *testing.T) {
 		assert.NoFileExists(t, own)
 	})
 	t.Run("a later rival loses: the claim stays and exits 0", func(t *testing.T) {
+		t.Parallel()
 		own, errOut, code := contest(t, func(dir, _ string) {
 			ctWrite(t, dir, "LOCK.team.hc.txt", "owner: r\n"+ctLive)
 		})
@@ -242,12 +244,14 @@ func TestContractLockContest(t *testing.T) {
 		assert.FileExists(t, own)
 	})
 	t.Run("a claim that expires while it waits loses", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		_, errOut, code := ctRun(t, dir, []string{"GUARD_OWNER=a", "GUARD_HOST=hb"}, "", "lock", "--team", "hb", "--contested", "--quarantine", "2", "--expires", "1s")
 		assert.Equal(t, 3, code, errOut)
 		assert.NoFileExists(t, filepath.Join(dir, "LOCK.team.hb.txt"))
 	})
 	t.Run("a tie goes to the smaller host", func(t *testing.T) {
+		t.Parallel()
 		own, errOut, code := contest(t, func(dir, created string) {
 			ctWrite(t, dir, "LOCK.team.ha.txt", "owner: r\ncreated: "+created+"\n")
 		})
@@ -255,6 +259,7 @@ func TestContractLockContest(t *testing.T) {
 		assert.NoFileExists(t, own)
 	})
 	t.Run("a tie against a larger host is won", func(t *testing.T) {
+		t.Parallel()
 		own, errOut, code := contest(t, func(dir, created string) {
 			ctWrite(t, dir, "LOCK.team.hz.txt", "owner: r\ncreated: "+created+"\n")
 		})
