@@ -198,13 +198,13 @@ func TestContractLockFenceRisesOnEveryTakeover(t *testing.T) {
 
 func TestContractLockContest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits out a one-second quarantine")
+		t.Skip("waits out a two-second quarantine")
 	}
-	// contest starts a contested team claim with a one-second quarantine and,
+	// contest starts a contested team claim with a two-second quarantine and,
 	// as soon as the claim exists, lets rival() write a rival claim of another host.
 	contest := func(t *testing.T, rival func(dir, created string)) (string, string, int) {
 		dir := t.TempDir()
-		cmd := exec.Command(guardBin, "lock", "--team", "hb", "--contested", "--quarantine", "1")
+		cmd := exec.Command(guardBin, "lock", "--team", "hb", "--contested", "--quarantine", "2")
 		cmd.Dir = dir
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TZ=UTC", "GUARD_OWNER=a", "GUARD_HOST=hb"}
 		var errb strings.Builder
