@@ -312,3 +312,46 @@ func TestContractAuditGitHub(t *testing.T) {
 		assert.Equal(t, 0, code, errOut)
 	})
 }
+
+func TestContractPublishClassifiesCommonCommands(t *testing.T) {
+	project := ctRepo(t, nil)
+	ctWrite(t, project, "PRIVATE.txt", "not yet\n")
+	bin := t.TempDir()
+	log := filepath.Join(bin, "ran.log")
+	for _, name := range []string{"npm", "gh", "cargo", "twine", "docker", "pnpm"} {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\necho \""+name+" $*\" >> "+log+"\n"), 0o755))
+	}
+	pathEnv := "PATH=" + bin + ":" + os.Getenv("PATH")
+	cases := []struct {
+		cmd  []string
+		op   string // "" when the command publishes nothing and runs
+		code int
+	}{
+		{[]string{"npm", "publish"}, "registry-upload", 1},
+		{[]string{"pnpm", "publish"}, "registry-upload", 1},
+		{[]string{"cargo", "publish"}, "registry-upload", 1},
+		{[]string{"twine", "upload", "dist/x.whl"}, "registry-upload", 1},
+		{[]string{"docker", "push", "acme/app"}, "registry-upload", 1},
+		{[]string{"gh", "release", "create", "v1"}, "publish-release", 1},
+		{[]string{"gh", "repo", "create", "acme/x", "--public"}, "visibility-public", 1},
+		{[]string{"gh", "repo", "edit", "--visibility", "public"}, "visibility-public", 1},
+		{[]string{"gh", "repo", "create", "acme/x", "--private"}, "", 0},
+		{[]string{"gh", "pr", "create"}, "", 0},
+		{[]string{"cargo", "build"}, "", 0},
+		{[]string{"npm", "publish", "--dry-run"}, "", 0},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.cmd, " "), func(t *testing.T) {
+			before := ctRan(t, log)
+			_, errOut, code := ctRun(t, project, []string{pathEnv}, "", append([]string{"publish", "--"}, c.cmd...)...)
+			assert.Equal(t, c.code, code, errOut)
+			if c.op != "" {
+				assert.Contains(t, errOut, c.op)
+				assert.Contains(t, errOut, "not yet", "PRIVATE.txt's content is shown")
+				assert.Equal(t, before, ctRan(t, log), "not run")
+			} else {
+				assert.Equal(t, before+strings.Join(c.cmd, " ")+"\n", ctRan(t, log))
+			}
+		})
+	}
+}
