@@ -91,7 +91,14 @@ B = git("rev-parse", "B").decode().strip()
 push_stdin = ("refs/heads/main %s refs/heads/main %s\n" % (B, A)).encode()
 
 
-def measure(argv, stdin=b"", expect=0):
+# The hooks run with the environment git gives hooks: its exec path, and for
+# pre-commit the index it is committing from.
+exec_path = git("--exec-path").decode().strip()
+hook_env = dict(env, GIT_EXEC_PATH=exec_path)
+commit_env = dict(hook_env, GIT_INDEX_FILE=".git/index")
+
+
+def measure(argv, stdin=b"", expect=0, env=env):
     """Wall time and peak RSS (the process and the children it waited for)."""
     t = time.perf_counter()
     p = subprocess.Popen(argv, cwd=repo, env=env, stdin=subprocess.PIPE,
@@ -109,19 +116,19 @@ def measure(argv, stdin=b"", expect=0):
 
 
 cases = {
-    "git diff --cached --name-only -z": (["git", "diff", "--cached", "--name-only", "-z"], b""),
-    "guard hook pre-commit": ([guard, "hook", "pre-commit"], b""),
-    "go-git index diff": ([gogit, repo], b""),
-    "git log --name-only --format= A..B": (["git", "log", "--name-only", "--format=", "A..B"], b""),
-    "guard hook pre-push (A..B)": ([guard, "hook", "pre-push", "origin", "url"], push_stdin),
+    "git diff --cached --name-only -z": (["git", "diff", "--cached", "--name-only", "-z"], b"", env),
+    "guard hook pre-commit": ([guard, "hook", "pre-commit"], b"", commit_env),
+    "go-git index diff": ([gogit, repo], b"", env),
+    "git log --name-only --format= A..B": (["git", "log", "--name-only", "--format=", "A..B"], b"", env),
+    "guard hook pre-push (A..B)": ([guard, "hook", "pre-push", "origin", "url"], push_stdin, hook_env),
 }
 times = {k: [] for k in cases}
 rss = {k: 0.0 for k in cases}
-for k, (argv, stdin) in cases.items():  # warm the page cache
-    measure(argv, stdin)
+for k, (argv, stdin, e) in cases.items():  # warm the page cache
+    measure(argv, stdin, env=e)
 for _ in range(runs):  # interleaved, so both sides see the same machine state
-    for k, (argv, stdin) in cases.items():
-        t, r = measure(argv, stdin)
+    for k, (argv, stdin, e) in cases.items():
+        t, r = measure(argv, stdin, env=e)
         times[k].append(t)
         rss[k] = max(rss[k], r)
 

@@ -53,24 +53,48 @@ func (g Git) Run(ctx context.Context, args ...string) ([]byte, error) {
 
 // RunInput is Run with stdin fed from input (nil: no input).
 func (g Git) RunInput(ctx context.Context, input []byte, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = g.Dir
-	cmd.Env = g.Env
-	if input != nil {
-		cmd.Stdin = bytes.NewReader(input)
+	p, err := g.Start(ctx, input, args...)
+	if err != nil {
+		return nil, err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		ge := &GitError{Args: args, Code: -1, Stderr: stderr.String(), Err: err}
+	return p.Wait()
+}
+
+// Process is a git command started by Start.
+type Process struct {
+	cmd            *exec.Cmd
+	args           []string
+	stdout, stderr bytes.Buffer
+}
+
+// Start starts git with args (stdin fed from input, nil: none) without waiting for
+// it, so that a hook can do its own work while git does its part.
+func (g Git) Start(ctx context.Context, input []byte, args ...string) (*Process, error) {
+	p := &Process{cmd: exec.CommandContext(ctx, "git", args...), args: args}
+	p.cmd.Dir = g.Dir
+	p.cmd.Env = g.Env
+	if input != nil {
+		p.cmd.Stdin = bytes.NewReader(input)
+	}
+	p.cmd.Stdout = &p.stdout
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		return nil, &GitError{Args: args, Code: -1, Err: err}
+	}
+	return p, nil
+}
+
+// Wait waits for the command and returns its stdout; a non-zero exit is a *GitError.
+func (p *Process) Wait() ([]byte, error) {
+	if err := p.cmd.Wait(); err != nil {
+		ge := &GitError{Args: p.args, Code: -1, Stderr: p.stderr.String(), Err: err}
 		var xe *exec.ExitError
 		if errors.As(err, &xe) {
 			ge.Code = xe.ExitCode()
 		}
-		return stdout.Bytes(), ge
+		return p.stdout.Bytes(), ge
 	}
-	return stdout.Bytes(), nil
+	return p.stdout.Bytes(), nil
 }
 
 // Line runs git and returns its stdout's first line, trimmed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,9 +44,12 @@ type session struct {
 
 func openSession(ctx context.Context, env *guard.Env) (*session, error) {
 	g := GitFor(env)
-	repo, err := OpenRepo(ctx, g)
-	if err != nil {
-		return nil, err
+	repo, ok := hookRepo(env)
+	if !ok {
+		var err error
+		if repo, err = OpenRepo(ctx, g); err != nil {
+			return nil, err
+		}
 	}
 	root := repo.Top
 	if root == "" {
@@ -137,10 +141,37 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 	return nil
 }
 
+// hookRepo is the repository of a hook that git started: git runs hooks in the top
+// level of the working tree (GIT_WORK_TREE and core.worktree included), and it tells
+// its children where its programs are (GIT_EXEC_PATH) and, for pre-commit, which index
+// to read (GIT_INDEX_FILE). When that holds and the working directory has its .git,
+// the top level is known without asking git, which saves a process on every commit.
+// Only Top is filled in; the git directories are asked for when a bypass needs them.
+func hookRepo(env *guard.Env) (Repo, bool) {
+	if env.Env("GIT_EXEC_PATH") == "" && env.Env("GIT_INDEX_FILE") == "" {
+		return Repo{}, false
+	}
+	if wt := env.Env("GIT_WORK_TREE"); wt != "" && filepath.Clean(wt) != filepath.Clean(env.Dir) {
+		return Repo{}, false
+	}
+	if !filepath.IsAbs(env.Dir) {
+		return Repo{}, false
+	}
+	if _, err := os.Lstat(filepath.Join(env.Dir, ".git")); err != nil {
+		return Repo{}, false
+	}
+	return Repo{Top: filepath.Clean(env.Dir)}, true
+}
+
 // writeBypass appends the bypass to the repository's log and returns the log's path.
 func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr error) (string, error) {
 	if o.repo.CommonDir == "" {
-		return "", fmt.Errorf("no git directory to keep the log in")
+		// A hook started by git knows only its top level so far.
+		r, err := OpenRepo(context.Background(), GitFor(env))
+		if err != nil {
+			return "", fmt.Errorf("no git directory to keep the log in: %w", err)
+		}
+		o.repo = r
 	}
 	e := BypassEntry{
 		Time: formatTime(env.Clock.Now()), Owner: o.id.Owner, Host: o.id.Host, User: env.User,
@@ -189,17 +220,13 @@ func RunPreCommit(ctx context.Context, env *guard.Env) error {
 }
 
 func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
-	// git diff --cached needs nothing from the session, so it runs while the session
-	// asks git where the repository is: the hook costs little more than git's diff.
-	type staged struct {
-		changes []Change
-		err     error
+	// git diff --cached needs nothing from the session, so it is started first and
+	// runs while the session asks git where the repository is: the hook costs little
+	// more than git's diff.
+	waitStaged, err := StartStagedChanges(ctx, GitFor(env))
+	if err != nil {
+		return err
 	}
-	ch := make(chan staged, 1)
-	go func() {
-		c, err := StagedChanges(ctx, GitFor(env))
-		ch <- staged{c, err}
-	}()
 	s, err := openSession(ctx, env)
 	if err == nil {
 		// While git still diffs, the policy reads the directories every staged path
@@ -207,12 +234,12 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		// itself is asked again below with the real paths.
 		_, _ = s.askFenced([]string{"commit"}, []string{s.root()}, false)
 	}
-	st := <-ch
+	changes, serr := waitStaged()
 	if err != nil {
 		return err
 	}
 	o.repo, o.id = s.repo, s.id
-	changes, err := st.changes, st.err
+	err = serr
 	if err != nil {
 		return err
 	}

@@ -21,12 +21,28 @@ type Change struct {
 // of a rename appear, as a deletion and an addition. It honours GIT_INDEX_FILE from
 // g.Env, which git sets for `git commit -a` and `git commit <paths>`.
 func StagedChanges(ctx context.Context, g Git) ([]Change, error) {
-	out, err := g.Run(ctx, "diff", "--cached", "--name-status", "-z", "--no-renames",
+	wait, err := StartStagedChanges(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return wait()
+}
+
+// StartStagedChanges starts the git diff of StagedChanges and returns the function
+// that waits for its answer.
+func StartStagedChanges(ctx context.Context, g Git) (func() ([]Change, error), error) {
+	p, err := g.Start(ctx, nil, "diff", "--cached", "--name-status", "-z", "--no-renames",
 		"--no-relative", "--ignore-submodules=none", "--no-ext-diff", "--no-textconv")
 	if err != nil {
 		return nil, err
 	}
-	return parseNameStatusZ(out)
+	return func() ([]Change, error) {
+		out, err := p.Wait()
+		if err != nil {
+			return nil, err
+		}
+		return parseNameStatusZ(out)
+	}, nil
 }
 
 // parseNameStatusZ parses `--name-status -z` output without renames: a status field
