@@ -88,6 +88,16 @@ func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the first commit of a repository is checked too", func(t *testing.T) {
+		repo := t.TempDir()
+		ctGit(t, repo, "init", "-q", "-b", "main")
+		ctWrite(t, repo, "src/a.go", "a\n")
+		ctGit(t, repo, "add", "src/a.go")
+		lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\n"+ctLive)
+		_, errOut, code := ctRun(t, repo, []string{"GUARD_OWNER=bob"}, "", "hook", "pre-commit")
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errOut, lock)
+	})
 	t.Run("a soft lock warns on stderr and lets the commit through", func(t *testing.T) {
 		repo := ctRepo(t, map[string]string{"src/a.go": "a\n"})
 		lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\nmode: soft\n"+ctLive)
