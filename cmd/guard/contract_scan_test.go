@@ -253,6 +253,25 @@ func TestContractTeam(t *testing.T) {
 	ctObject(t, out)
 	assert.FileExists(t, lock+".guard", "the OS lock lives on the sibling .guard file")
 
+	t.Run("checkout drops the agent's presence and claims and promotes waiters", func(t *testing.T) {
+		d := t.TempDir()
+		_, errOut, code := ctRun(t, d, env, "", "lock", "--team", "h1", "--no-contest")
+		require.Equal(t, 0, code, errOut)
+		lock := filepath.Join(d, "LOCK.team.h1.txt")
+		for _, args := range [][]string{
+			{"checkin", "--agent", "a1", "--role", "r", "--task", "t"},
+			{"checkin", "--agent", "a2", "--role", "r", "--task", "t"},
+			{"claim", "--agent", "a1", "--resource", "src"},
+			{"claim", "--agent", "a2", "--resource", "src", "--queue"},
+			{"checkout", "--agent", "a1"},
+		} {
+			_, errOut, code := ctRun(t, d, env, "", append([]string{"team"}, args...)...)
+			require.Equal(t, 0, code, "%v: %s", args, errOut)
+		}
+		body := ctRead(t, lock)
+		assert.NotContains(t, body, "[a1]")
+		assert.Contains(t, body, "[a2] EDITING  order=000002 | src\n")
+	})
 	t.Run("a file that cannot be read unambiguously is a conflict and stays as it is", func(t *testing.T) {
 		d := t.TempDir()
 		garbled := ctWrite(t, d, "LOCK.team.h1.txt", "owner: o1\nhost: h1\n\n# PRESENCE:\n# MESSAGES:\n# FILE-CLAIMS:\n")
