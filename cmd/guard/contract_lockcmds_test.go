@@ -356,6 +356,23 @@ func TestContractRenew(t *testing.T) {
 			assert.Equal(t, "keep me", ctBodyValue(t, p, "purpose"))
 		})
 	}
+	t.Run("renewing a team lock keeps its sections and claims", func(t *testing.T) {
+		dir := t.TempDir()
+		env := []string{"GUARD_OWNER=alice", "GUARD_HOST=h1"}
+		_, errOut, code := ctRun(t, dir, env, "", "lock", "--team", "h1", "--no-contest")
+		require.Equal(t, 0, code, errOut)
+		_, errOut, code = ctRun(t, dir, env, "", "team", "claim", "--agent", "a1", "--resource", "src")
+		require.Equal(t, 0, code, errOut)
+		p := filepath.Join(dir, "LOCK.team.h1.txt")
+		before := ctRead(t, p)
+		_, errOut, code = ctRun(t, dir, env, "", "renew", "--team", "h1")
+		require.Equal(t, 0, code, errOut)
+		after := ctRead(t, p)
+		assert.Contains(t, after, "[a1] EDITING  order=000001 | src\n")
+		_, beforeSections, _ := strings.Cut(before, "\n\n")
+		_, afterSections, _ := strings.Cut(after, "\n\n")
+		assert.Equal(t, beforeSections, afterSections)
+	})
 	t.Run("--expires sets a new duration", func(t *testing.T) {
 		dir := t.TempDir()
 		p := ctWrite(t, dir, "LOCK.txt", "owner: alice\ncreated: "+old+"\nexpires_after: 3h\n")
