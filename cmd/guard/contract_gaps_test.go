@@ -99,3 +99,19 @@ func TestContractGapAWriteThroughAFileSymlinkIntoALockedAreaIsDenied(t *testing.
 		assert.Equal(t, "deny", decision)
 	}
 }
+
+func TestContractGapCheckOfAPublicationOpHonoursPrivateTxt(t *testing.T) {
+	ctGap(t, "`guard check --op registry-upload|publish-release|visibility-public .` exits 0 in a project with "+
+		"PRIVATE.txt (check consults locks only), while `guard publish`/`preflight` refuse: CONTRACT section 5 says "+
+		"PRIVATE.txt refuses every publication operation, section 4 calls check \"the pre-flight answer for doing OP\" "+
+		"and section 3's exit 1 covers \"a lock, a marker or a check said no\"")
+	project := ctRepo(t, nil)
+	ctWrite(t, project, "PRIVATE.txt", "not yet\n")
+	for _, op := range []string{"registry-upload", "publish-release", "visibility-public"} {
+		_, errOut, code := ctRun(t, project, nil, "", "check", "--op", op, ".")
+		assert.Equal(t, 1, code, "%s: %s", op, errOut)
+		assert.Contains(t, errOut, "PRIVATE.txt", op)
+	}
+	_, _, code := ctRun(t, project, nil, "", "check", ".")
+	assert.Equal(t, 0, code, "an edit is no publication")
+}
