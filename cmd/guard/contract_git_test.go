@@ -154,6 +154,9 @@ func TestContractInstallUninstall(t *testing.T) {
 		_, errOut, code = ctRun(t, repo, nil, "", "uninstall")
 		require.Equal(t, 0, code, errOut)
 		assert.Equal(t, old, ctRead(t, hook))
+		if fi, err := os.Stat(hook); assert.NoError(t, err) {
+			assert.NotZero(t, fi.Mode()&0o100, "the restored hook is still executable")
+		}
 		assert.NoFileExists(t, filepath.Join(repo, ".git", "hooks", "pre-push"))
 		_, errOut, code = ctRun(t, repo, nil, "", "uninstall")
 		assert.Equal(t, 0, code, "idempotent: %s", errOut)
