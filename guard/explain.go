@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -108,6 +109,9 @@ func writeLock(w io.Writer, l *lockcore.Lock, why string, now time.Time) {
 	if len(l.Operations) > 0 {
 		fmt.Fprintf(w, "  locked operations: %s\n", strings.Join(l.Operations, ", "))
 	}
+	if extra := UnknownFields(l); len(extra) > 0 {
+		fmt.Fprintf(w, "  other fields: %s\n", strings.Join(extra, "; "))
+	}
 	if l.Ambiguous {
 		fmt.Fprintln(w, "  note: the name combines reserved words, so guard holds it indefinitely (fail closed); rename it or use not_before + release_condition")
 	}
@@ -137,7 +141,6 @@ func Until(l *lockcore.Lock, now time.Time) string {
 }
 
 func wayOut(l *lockcore.Lock, now time.Time) string {
-	dir := l.Dir
 	switch {
 	case l.ReadErr != nil:
 		return fmt.Sprintf("fix the file's permissions or content (%s), or ask whoever wrote it", l.Path)
@@ -150,7 +153,7 @@ func wayOut(l *lockcore.Lock, now time.Time) string {
 	case l.Ambiguous:
 		return fmt.Sprintf("ask %s to rename or remove %s", orUnknown(l.Owner), l.Path)
 	}
-	s := fmt.Sprintf("wait until it expires or is released, ask %s to run `guard unlock %s`", orUnknown(l.Owner), dir)
+	s := fmt.Sprintf("wait until it expires or is released, ask %s to run `guard unlock %s`", orUnknown(l.Owner), l.Path)
 	return s + fmt.Sprintf(", or if it is abandoned, `guard unlock --force %s`", l.Path)
 }
 
@@ -164,7 +167,6 @@ type BlockJSON struct {
 // DecisionJSON is the `guard check --json` document.
 type DecisionJSON struct {
 	Op       string      `json:"op"`
-	Ops      []string    `json:"ops"`
 	Allowed  bool        `json:"allowed"`
 	Blocking []BlockJSON `json:"blocking"`
 	Warnings []string    `json:"warnings"`
@@ -172,7 +174,7 @@ type DecisionJSON struct {
 
 // ToJSON renders the decision as CONTRACT.md's check object.
 func (d *Decision) ToJSON() DecisionJSON {
-	j := DecisionJSON{Op: strings.Join(d.Ops, ","), Ops: d.Ops, Allowed: d.Allowed, Blocking: []BlockJSON{}, Warnings: d.Warnings}
+	j := DecisionJSON{Op: strings.Join(d.Ops, ","), Allowed: d.Allowed, Blocking: []BlockJSON{}, Warnings: d.Warnings}
 	if j.Warnings == nil {
 		j.Warnings = []string{}
 	}
@@ -185,4 +187,28 @@ func (d *Decision) ToJSON() DecisionJSON {
 		j.Blocking = append(j.Blocking, bj)
 	}
 	return j
+}
+
+// knownFields are the lock body keys guard interprets (CONTRACT.md section 1).
+var knownFields = map[string]bool{
+	"owner": true, "created": true, "host": true, "expires_after": true, "mode": true,
+	"purpose": true, "scope": true, "release_condition": true, "operations": true,
+	"removable_by": true, "created_by": true, "not_before": true, "release_mode": true,
+	"token": true, "fence": true, "task": true, "type": true,
+}
+
+var fieldKeyRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+// UnknownFields returns the lock's other `key: value` lines, as "key: value" in the
+// order they first appear, so that a person sees everything its author wrote.
+func UnknownFields(l *lockcore.Lock) []string {
+	var out []string
+	for _, k := range l.Fields.Keys {
+		// Team-lock entries ("[agent] EDITING ... | 10:00") contain colons too; only
+		// word-like keys are fields.
+		if !knownFields[k] && fieldKeyRE.MatchString(k) {
+			out = append(out, k+": "+l.Fields.Values[k])
+		}
+	}
+	return out
 }

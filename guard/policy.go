@@ -28,6 +28,7 @@ type Policy struct {
 	configs map[string]*Config // by directory
 	cfgErrs map[string]error
 	trees   map[string][]string // working trees by working-tree top
+	real    map[string]string   // directories with symbolic links resolved
 }
 
 type dirLocks struct {
@@ -41,7 +42,7 @@ func NewPolicy(env *Env, id Identity) *Policy {
 	return &Policy{
 		env: env, id: id, now: now, loc: now.Location(),
 		dirs: map[string]dirLocks{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
-		trees: map[string][]string{},
+		trees: map[string][]string{}, real: map[string]string{},
 	}
 }
 
@@ -200,9 +201,12 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 	chain(start, abs)
 	// Through a symbolic link the same files are also reached by their real path,
 	// where other locks may sit: look there too.
-	if real, rest := resolveExisting(start); filepath.Join(real, rest) != start {
-		realStart := filepath.Join(real, rest)
-		chain(realStart, filepath.Join(realStart, strings.TrimPrefix(abs, start)))
+	if realAbs := p.realPath(abs); realAbs != abs {
+		realStart := realAbs
+		if st, err := os.Stat(realAbs); err != nil || !st.IsDir() {
+			realStart = filepath.Dir(realAbs)
+		}
+		chain(realStart, realAbs)
 	}
 	if top := RepoTop(start); top != "" {
 		rel, err := filepath.Rel(top, start)
@@ -505,20 +509,37 @@ func matchingOps(l *lockcore.Lock, ops []string) []string {
 	return out
 }
 
-// resolveExisting resolves the symbolic links in the longest existing prefix of dir,
-// returning the resolved prefix and the rest (which does not exist yet).
-func resolveExisting(dir string) (real, rest string) {
-	for d, tail := dir, ""; ; {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			return r, tail
+// realPath resolves the symbolic links in path, as far as it exists (a link to a file
+// included); the part that does not exist yet is kept as written. Directories are
+// resolved once per Policy: a push may name thousands of paths in a few folders.
+func (p *Policy) realPath(path string) string {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			return r
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir, ""
-		}
-		tail = filepath.Join(filepath.Base(d), tail)
-		d = parent
 	}
+	dir := filepath.Dir(path)
+	if dir == path {
+		return path
+	}
+	return filepath.Join(p.realDir(dir), filepath.Base(path))
+}
+
+func (p *Policy) realDir(dir string) string {
+	if r, ok := p.real[dir]; ok {
+		return r
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			r = dir
+		} else {
+			r = filepath.Join(p.realDir(parent), filepath.Base(dir))
+		}
+	}
+	p.real[dir] = r
+	return r
 }
 
 // dedupe drops repeated (path, lock) pairs: a lock can be reached along two chains (a
@@ -540,4 +561,20 @@ func dedupe(blocks []Block) []Block {
 		}
 	}
 	return out
+}
+
+// resolveExisting resolves the symbolic links in the longest existing prefix of path,
+// returning the resolved prefix and the rest (which does not exist yet).
+func resolveExisting(path string) (real, rest string) {
+	for d, tail := path, ""; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return r, tail
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return path, ""
+		}
+		tail = filepath.Join(filepath.Base(d), tail)
+		d = parent
+	}
 }

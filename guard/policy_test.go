@@ -92,7 +92,7 @@ func TestPolicyCheck(t *testing.T) {
 
 func TestPolicyExplainNamesLockOwnerPurposeAndWayOut(t *testing.T) {
 	root := t.TempDir()
-	write(t, filepath.Join(root, "LOCK.txt"), fresh+"host: laptop\n")
+	write(t, filepath.Join(root, "LOCK.txt"), fresh+"host: laptop\nticket: JIRA-7\n")
 	dec, err := NewPolicy(testEnv(root), Identity{Owner: "bob", Host: "hostA"}).Check(Request{Ops: []string{"commit"}, Paths: []string{"a.go", "b.go"}})
 	require.NoError(t, err)
 	require.False(t, dec.Allowed)
@@ -105,9 +105,10 @@ func TestPolicyExplainNamesLockOwnerPurposeAndWayOut(t *testing.T) {
 		"  owner: alice on laptop, since 2026-11-29 11:00:00\n" +
 		"  until: 2026-11-30 11:00:00 (in 23h0m0s)\n" +
 		"  purpose: refactoring the parser\n" +
+		"  other fields: ticket: JIRA-7\n" +
 		"    blocked: " + filepath.Join(root, "a.go") + "\n" +
 		"    blocked: " + filepath.Join(root, "b.go") + "\n" +
-		"  what now: wait until it expires or is released, ask alice to run `guard unlock " + root + "`, or if it is abandoned, `guard unlock --force " + lock + "`\n"
+		"  what now: wait until it expires or is released, ask alice to run `guard unlock " + lock + "`, or if it is abandoned, `guard unlock --force " + lock + "`\n"
 	assert.Equal(t, want, buf.String())
 }
 
@@ -205,7 +206,9 @@ func TestPolicyFollowsSymlinksToTheRealArea(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "work"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(root, "real", "locked"), filepath.Join(root, "work", "link")))
 	p := NewPolicy(testEnv(root), Identity{Owner: "bob"})
-	for _, path := range []string{"work/link/a.go", "work/link/new/dir/b.go"} {
+	write(t, filepath.Join(root, "real", "locked", "a.go"), "package a\n")
+	require.NoError(t, os.Symlink(filepath.Join(root, "real", "locked", "a.go"), filepath.Join(root, "work", "filelink.go")))
+	for _, path := range []string{"work/link/a.go", "work/link/new/dir/b.go", "work/filelink.go"} {
 		dec, err := p.Check(Request{Paths: []string{path}})
 		require.NoError(t, err)
 		assert.False(t, dec.Allowed, path)

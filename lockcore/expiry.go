@@ -16,10 +16,6 @@ const DefaultExpiry = 24 * time.Hour
 // reference then treats the lock as expired.
 const maxLifetimeDays = 999999999
 
-// lastRepresentable is the end of the reference's calendar (datetime.max): a lock
-// whose expiry falls after it overflows there, and counts as expired.
-var lastRepresentable = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
-
 var durationRE = regexp.MustCompile(`(?i)^\s*([0-9]+)\s*([smhd])\s*$`)
 
 var unitSeconds = map[string]int64{"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -58,14 +54,12 @@ func parseLifetime(v string) (secs int64, ok, overflow bool) {
 	return n * unit, true, false
 }
 
-// addLifetime returns created + secs, and false when the sum lies beyond the
-// reference's calendar (an overflow there).
+// addLifetime returns created + secs. ok is always true: a moment past the
+// reference's calendar (year 9999) is still a moment in the future, and CONTRACT.md
+// defines expiry as now > created + expires_after, so such a lock is not expired
+// (the reference would overflow and call it expired; guard fails closed instead).
 func addLifetime(created time.Time, secs int64) (time.Time, bool) {
-	at := created.AddDate(0, 0, int(secs/86400)).Add(time.Duration(secs%86400) * time.Second)
-	if at.After(lastRepresentable) {
-		return time.Time{}, false
-	}
-	return at, true
+	return created.AddDate(0, 0, int(secs/86400)).Add(time.Duration(secs%86400) * time.Second), true
 }
 
 // timeRE is the reference's created layouts (%Y-%m-%d[ %H:%M[:%S]] after every T became

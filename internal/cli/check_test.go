@@ -92,5 +92,26 @@ func TestRunCheckJSON(t *testing.T) {
 	assert.False(t, b.Lock.Expired)
 	assert.Equal(t, "2026-11-29T11:00:00Z", b.Lock.Created)
 	assert.Equal(t, "header", b.Lock.CreatedSource)
-	assert.Equal(t, []string{}, got.Warnings)
+	require.Len(t, got.Warnings, 1, "no marker approved the upload")
+	assert.Contains(t, got.Warnings[0], "nothing approved publishing "+root)
+}
+
+func TestRunCheckOfAPublicationOpAppliesTheMarkers(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "PRIVATE.txt"), []byte("until legal signs off\n"), 0o644))
+	env, _, errb := checkEnv(root, nil)
+	err := RunCheck(CheckOptions{Env: env, Op: "registry-upload", Paths: []string{"."}})
+	assert.Equal(t, 1, guard.ExitCode(err))
+	assert.Contains(t, errb.String(), filepath.Join(root, "PRIVATE.txt"))
+	assert.Contains(t, errb.String(), "until legal signs off")
+
+	env, _, errb = checkEnv(root, nil)
+	err = RunCheck(CheckOptions{Env: env, Op: "edit", Paths: []string{"."}})
+	assert.Equal(t, 0, guard.ExitCode(err), "markers only concern publication: %s", errb)
+
+	require.NoError(t, os.Remove(filepath.Join(root, "PRIVATE.txt")))
+	env, _, errb = checkEnv(root, nil)
+	err = RunCheck(CheckOptions{Env: env, Op: "publish-release", Paths: []string{"."}})
+	assert.Equal(t, 0, guard.ExitCode(err))
+	assert.Contains(t, errb.String(), "nothing approved publishing")
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
@@ -82,10 +83,26 @@ func writeScanText(w io.Writer, locks []*lockcore.Lock, active int, all bool, no
 		fmt.Fprintf(w, "guard scan: %d active lock(s):\n", len(locks))
 	}
 	for _, l := range locks {
-		fmt.Fprintf(w, "  %s%s\n", l.Path, lockTags(l))
-		fmt.Fprintf(w, "      scope=%s owner=%s created=%s (%s) remaining=%s\n",
-			l.Scope, orQuestion(l.Owner), l.Created.In(now.Location()).Format("2006-01-02T15:04"),
-			l.CreatedSource, l.Remaining(now))
+		writeLockLines(w, l, now)
+	}
+}
+
+// writeLockLines prints one lock as scan and status list it: the reference's two
+// lines, then what else its author wrote (purpose, release condition, fields guard
+// does not interpret), so that nothing in the file goes unseen.
+func writeLockLines(w io.Writer, l *lockcore.Lock, now time.Time) {
+	fmt.Fprintf(w, "  %s%s\n", l.Path, lockTags(l))
+	fmt.Fprintf(w, "      scope=%s owner=%s created=%s (%s) remaining=%s\n",
+		l.Scope, orQuestion(l.Owner), l.Created.In(now.Location()).Format("2006-01-02T15:04"),
+		l.CreatedSource, l.Remaining(now))
+	if l.Purpose != "" {
+		fmt.Fprintf(w, "      purpose: %s\n", l.Purpose)
+	}
+	if l.ReleaseCondition != "" {
+		fmt.Fprintf(w, "      release_condition: %s\n", l.ReleaseCondition)
+	}
+	if extra := guard.UnknownFields(l); len(extra) > 0 {
+		fmt.Fprintf(w, "      other fields: %s\n", strings.Join(extra, "; "))
 	}
 }
 

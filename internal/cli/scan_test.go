@@ -70,12 +70,12 @@ func TestRunScanText(t *testing.T) {
 		want string
 	}{
 		{"active locks under the current directory, to depth 4", cli.ScanOptions{}, "guard scan: 4 active lock(s):\n" +
-			"  " + root + "/a/LOCK.txt\n      scope=project owner=alice created=2026-06-15T11:00 (header) remaining=23h00m\n" +
+			"  " + root + "/a/LOCK.txt\n      scope=project owner=alice created=2026-06-15T11:00 (header) remaining=23h00m\n      purpose: refactor\n" +
 			"  " + root + "/c/TEST.txt [LEGACY]\n      scope=project owner=? created=2026-06-15T09:30 (mtime) remaining=legacy\n" +
 			"  " + root + "/d/LOCK.user.txt [user]\n      scope=project owner=dana created=2026-01-01T00:00 (header) remaining=user-held (no time expiry)\n" +
 			"  " + root + "/node_modules/LOCK.txt\n      scope=project owner=nm created=2026-06-15T11:00 (header) remaining=23h00m\n"},
 		{"--all adds expired locks", cli.ScanOptions{All: true, RootsInput: cli.RootsInput{Roots: []string{"a", "b"}}}, "guard scan: 2 lock(s), 1 active:\n" +
-			"  " + root + "/a/LOCK.txt\n      scope=project owner=alice created=2026-06-15T11:00 (header) remaining=23h00m\n" +
+			"  " + root + "/a/LOCK.txt\n      scope=project owner=alice created=2026-06-15T11:00 (header) remaining=23h00m\n      purpose: refactor\n" +
 			"  " + root + "/b/LOCK.api.txt\n      scope=api owner=bob created=2026-06-13T11:00 (header) remaining=expired\n"},
 		{"a ROOT is walked to depth 4", cli.ScanOptions{RootsInput: cli.RootsInput{Roots: []string{"e"}}}, "guard scan: 1 active lock(s):\n" +
 			"  " + root + "/e/f/g/h/i/LOCK.deep.txt\n      scope=deep owner=deep created=2026-06-15T11:00 (header) remaining=23h00m\n"},

@@ -73,10 +73,7 @@ func RunStatus(o StatusOptions) error {
 		default:
 			fmt.Fprintf(env.Stdout, "guard status: %d active lock(s) cover %s:\n", len(locks), dir)
 			for _, l := range locks {
-				fmt.Fprintf(env.Stdout, "  %s%s\n", l.Path, lockTags(l))
-				fmt.Fprintf(env.Stdout, "      scope=%s owner=%s created=%s (%s) remaining=%s\n",
-					l.Scope, orQuestion(l.Owner), l.Created.In(now.Location()).Format("2006-01-02T15:04"),
-					l.CreatedSource, l.Remaining(now))
+				writeLockLines(env.Stdout, l, now)
 			}
 		}
 	}

@@ -102,16 +102,20 @@ func RunTeam(o TeamOptions) error {
 		return guard.Exitf(guard.ExitUsage, "team: %w", err)
 	}
 	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
+	// Bad input is answered (2) before looking for the lock, as the reference's
+	// argument parser does: a missing team lock (1) must not hide a usage error.
+	var op lockcore.TeamOp
+	if o.Action != "show" {
+		if op, err = teamOp(o, id); err != nil {
+			return err
+		}
+	}
 	path, err := findTeamLock(dir, o.LockName, id.Host)
 	if err != nil {
 		return err
 	}
 	if o.Action == "show" {
 		return showTeam(env, path, o.JSON)
-	}
-	op, err := teamOp(o, id)
-	if err != nil {
-		return err
 	}
 	res, err := lockcore.UpdateTeamLock(path, env.Clock.Now(), op, lockcore.TeamUpdateOptions{})
 	out := TeamResultJSON{OK: err == nil, Action: o.Action, Path: path, Agent: op.Agent, Changed: res.Changed,
