@@ -96,7 +96,9 @@ func RunPreflight(opts PreflightOptions) error {
 	r := &PreflightReport{Op: op, Dir: dir, Checks: []CheckResult{}, Problems: []string{}, Warnings: []string{}}
 	if len(d.Refusals) == 0 {
 		// Checks of a project the markers refuse would prove nothing.
-		r.Checks, _ = runChecks(shell{environ: opts.Environ, out: env.Stderr}, d.Markers.Public)
+		if checks, _ := runChecks(shell{environ: opts.Environ, out: env.Stderr}, d.Markers.Public); checks != nil {
+			r.Checks = checks
+		}
 	}
 	for _, c := range r.Checks {
 		if !c.OK {
