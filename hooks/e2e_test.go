@@ -8,15 +8,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// guardBin is the guard binary built once for the end-to-end tests; the hooks that
-// `guard install` writes run it.
-var guardBin string
+// guardBin is the guard binary built once for the end-to-end tests (by the first
+// newWorld, so that the package's unit tests and fuzz targets do not need it); the
+// hooks that `guard install` writes run it.
+var (
+	guardBin   string
+	binDir     string
+	buildOnce  sync.Once
+	buildError error
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "guard-e2e-")
@@ -24,16 +31,23 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	guardBin = filepath.Join(dir, "guard")
-	build := exec.Command("go", "build", "-o", guardBin, "github.com/guardlocks/guard/cmd/guard")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building guard:", err)
-		os.Exit(2)
-	}
+	binDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+func buildGuard(t *testing.T) {
+	t.Helper()
+	buildOnce.Do(func() {
+		guardBin = filepath.Join(binDir, "guard")
+		build := exec.Command("go", "build", "-o", guardBin, "github.com/guardlocks/guard/cmd/guard")
+		out, err := build.CombinedOutput()
+		if err != nil {
+			buildError = fmt.Errorf("building guard: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, buildError)
 }
 
 // world is a hermetic environment: no global git config, a pinned identity, and a
@@ -45,6 +59,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	buildGuard(t)
 	home := t.TempDir()
 	return &world{t: t, env: []string{
 		"PATH=" + os.Getenv("PATH"),
