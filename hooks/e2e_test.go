@@ -495,6 +495,46 @@ func TestInstall(t *testing.T) {
 		assert.Contains(t, r.stderr, `unknown hook "post-commit"`)
 	})
 
+	t.Run("a hook whose recorded guard is gone uses the guard on PATH", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		data, err := os.ReadFile(guardBin)
+		require.NoError(t, err)
+		moved := filepath.Join(t.TempDir(), "guard")
+		require.NoError(t, os.WriteFile(moved, data, 0o755))
+		r := w.run(dir, "", nil, moved, "install")
+		require.Equal(t, 0, r.code, r.stderr)
+		require.NoError(t, os.Remove(moved))
+		onPath := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(onPath, "guard"), data, 0o755))
+		path := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH")}
+
+		lock(t, dir, "locked/LOCK.txt", "")
+		write(t, dir, "locked/new", "x\n")
+		w.git(dir, "add", "locked/new")
+		r = w.gitCode(dir, path, "commit", "-m", "guard from PATH")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, "held by bob", "the guard on PATH ran and refused")
+	})
+
+	t.Run("uninstall leaves a hook that replaced guard's, and says so", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
+		require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\necho first\n"), 0o755))
+		w.install(dir)
+		require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\necho third\n"), 0o755))
+		r := w.guard(dir, "uninstall")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, "is not guard's hook any more")
+		now, _ := os.ReadFile(hook)
+		kept, _ := os.ReadFile(hook + ".pre-guard")
+		assert.Equal(t, "#!/bin/sh\necho third\n", string(now))
+		assert.Equal(t, "#!/bin/sh\necho first\n", string(kept))
+	})
+
 	t.Run("a foreign hook over an earlier kept one needs --force, and nothing is lost", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
