@@ -640,6 +640,33 @@ func TestPrePush(t *testing.T) {
 		assert.Equal(t, "", w.remoteRef(bare, "refs/heads/main"))
 	})
 
+	t.Run("a forced update over a remote commit unknown here is checked as a new ref", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		bare := w.remote(dir)
+		other := filepath.Join(t.TempDir(), "other")
+		w.git(dir, "clone", "-q", "-b", "main", bare, other)
+		w.git(other, "config", "user.name", "Carol")
+		w.git(other, "config", "user.email", "carol@example.com")
+		write(t, other, "free/theirs", "x\n")
+		w.git(other, "add", "free/theirs")
+		w.git(other, "commit", "-q", "-m", "theirs")
+		w.git(other, "push", "-q", "origin", "main")
+		theirs := w.remoteRef(bare, "refs/heads/main")
+
+		w.install(dir)
+		write(t, dir, "locked/tracked", "v2\n")
+		w.git(dir, "add", "locked/tracked")
+		w.commitNoVerify(dir, "ours")
+		lock(t, dir, "locked/LOCK.txt", "")
+		r := w.gitCode(dir, nil, "push", "--force", "origin", "main")
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, "blocked: "+filepath.Join(dir, "locked", "tracked"))
+		assert.NotContains(t, r.stderr, filepath.Join(dir, "free", "keep"), "what origin/main already has is not published again")
+		assert.Equal(t, theirs, w.remoteRef(bare, "refs/heads/main"))
+	})
+
 	t.Run("a deletion publishes no path but is a push at the repository root", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
