@@ -20,12 +20,19 @@ import (
 //	                           writer until it is linked or renamed into place
 //	.<lockname>.mutex          serialises the guard processes that replace or remove
 //	                           an existing lock of that name (takeover, renew, release)
+//	.guard-lockdir.mutex       serialises the guard processes that create a lock in
+//	                           that directory: RESPECT's reading of the locks and the
+//	                           link(2) that follows it are one step among them
+//
+// Mutex files exist only while held: the holder removes its file on release.
 //
 // A writer killed with SIGKILL can leave a .tmp behind; its flock dies with it, so the
 // next creation in that directory finds it unlocked and removes it.
 const (
 	tempSuffix  = ".tmp"
 	mutexSuffix = ".mutex"
+	// DirMutexName is the per-directory creation mutex (see Acquire).
+	DirMutexName = ".guard-lockdir" + mutexSuffix
 )
 
 func randomHex() string {
@@ -122,6 +129,9 @@ func syncDir(dir string) error {
 
 // isScratch reports whether name is one of guard's scratch files.
 func isScratch(name string) bool {
+	if name == DirMutexName {
+		return true
+	}
 	if !strings.HasPrefix(name, ".") || len(name) < 2 {
 		return false
 	}
@@ -197,7 +207,19 @@ const mutexWait = 10 * time.Second
 // one.
 func lockNameMutex(lockPath string) (func(), error) {
 	dir, base := filepath.Split(lockPath)
-	p := filepath.Join(dir, "."+base+mutexSuffix)
+	return waitMutex(filepath.Join(dir, "."+base+mutexSuffix))
+}
+
+// lockDirMutex serialises the guard processes that create locks in dir (Acquire): it
+// is held from RESPECT's reading of the locks until the new lock is linked into place,
+// so that two claims whose areas overlap but whose names differ (LOCK.txt and
+// LOCK.web.txt) cannot both pass RESPECT before either exists.
+func lockDirMutex(dir string) (func(), error) {
+	return waitMutex(filepath.Join(dir, DirMutexName))
+}
+
+// waitMutex takes the mutex file at p, waiting up to mutexWait for another holder.
+func waitMutex(p string) (func(), error) {
 	// The wait is measured by the sleeps themselves: the library reads no clock.
 	var waited time.Duration
 	backoff := 200 * time.Microsecond

@@ -47,6 +47,21 @@ type AcquireOptions struct {
 	// RESPECT walks the directories above spec.Dir with the scope-folder rule. Locks
 	// in spec.Dir itself are always judged by scope overlap.
 	Covering func(dir string) ([]*Lock, error)
+	// WholeDir, when set, reports whether a lock in spec.Dir covers all of spec.Dir
+	// although its name gives it a scope (the policy's fail-closed fallback: no
+	// .guard.toml mapping and no folder of that name). Such a lock is treated as a
+	// project lock by the overlap test, so that RESPECT refuses what guard check
+	// would refuse. It is called with the creation mutex held.
+	WholeDir func(l *Lock) bool
+	// ScopeWholeDir says the same of the new lock's own scope: it overlaps every lock
+	// in spec.Dir.
+	ScopeWholeDir bool
+	// MutexDir is the directory whose creation mutex (DirMutexName) the claim holds
+	// from RESPECT to the link; empty means spec.Dir. A caller whose RESPECT reads
+	// locks in other directories that in turn read spec.Dir (the same relative folder
+	// in the other working trees of a repository) names one directory shared by all of
+	// them, so that those claims are serialised too.
+	MutexDir string
 }
 
 // Acquired is the result of a successful Acquire.
@@ -59,6 +74,9 @@ type Acquired struct {
 	Lock *Lock
 	// Previous is the lock that was renewed, taken over or replaced.
 	Previous *Lock
+	// Updated are the fields a renewal changed besides created (the options the
+	// caller gave anew: expires_after, mode, operations, purpose, release_condition).
+	Updated []string
 	// Warnings are soft locks of others that cover the area (they do not refuse).
 	Warnings []string
 }
@@ -74,7 +92,10 @@ const maxAttempts = 50
 //  2. No file at the lock path: the body is written to a scratch file, synced, and
 //     link(2)ed to the lock name, which fails if anyone else got there first (the
 //     loser re-evaluates what it now finds). The lock is never visible half-written.
-//  3. The caller's own live lock: renewed in place (created moves to now).
+//  3. The caller's own live lock: renewed in place (created moves to now), and the
+//     options spec gives (expires_after, mode, operations, purpose,
+//     release_condition; empty ones are not given) replace the lock's values. The
+//     fence, the token, unknown fields and team sections stay as written.
 //  4. An expired lock, or Force: under the lock name's mutex the file is read again,
 //     and only if it is still the very file that was judged is it replaced with
 //     rename(2) by a new lock whose fence is above the old one. Two processes that
@@ -84,7 +105,24 @@ const maxAttempts = 50
 //
 // A symlink or other non-regular file at the lock path is never followed: it is
 // refused (ErrNotRegular) unless Force, which replaces the entry itself.
+//
+// Steps 1 and 2 happen under the directory's creation mutex (DirMutexName, or the one
+// of opt.MutexDir), so among guard processes RESPECT and the creation are one atomic
+// step: of LOCK.txt and LOCK.web.txt claimed at once by two owners, one is refused.
+// A claim in a directory below (DIR/sub) takes another mutex and needs none of DIR's:
+// a claim in DIR never reads the locks below DIR, so its outcome does not depend on the
+// claim below at all, and the claim below either read DIR before DIR's lock was linked
+// (the same as claiming first) or after (the same as claiming second). Every
+// interleaving thus equals one of the two sequential orders, both of which are legal.
+// That argument fails where two claims read each other's directory, as the same
+// relative folder of two working trees of one repository do; opt.MutexDir exists for
+// that case.
 func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
+	if spec.Expires != "" {
+		if norm, ok := NormalizeDuration(spec.Expires); ok {
+			spec.Expires = norm
+		}
+	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -108,7 +146,16 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 	}
 	path := spec.Path()
 
-	warnings, err := respect(spec, path, now, loc, opt.Covering)
+	mutexDir := opt.MutexDir
+	if mutexDir == "" {
+		mutexDir = dir
+	}
+	unlock, err := lockDirMutex(mutexDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	warnings, err := respect(spec, path, now, loc, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +218,15 @@ func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, forc
 	prevFence, _ := cur.Fence()
 	switch {
 	case cur.ReadErr == nil && cur.Owner == spec.Owner && cur.Active(now):
-		nb, err := renewBody(data, now, spec.Expires, cur.Kind)
+		nb, updated, err := updateBody(data, now, spec.given(cur.Kind))
 		if err != nil {
 			return nil, false, err
 		}
-		return swapIf(path, expect{data: data}, nb, Renewed, prevFence, cur, loc)
+		res, retry, err := swapIf(path, expect{data: data}, nb, Renewed, prevFence, cur, loc)
+		if res != nil {
+			res.Updated = updated
+		}
+		return res, retry, err
 	case force:
 		return replaceIf(spec, path, expect{data: data}, prevFence, Replaced, now, loc)
 	case cur.ReadErr == nil && cur.Expired(now):
@@ -279,7 +330,8 @@ func readNoFollow(path string) ([]byte, time.Time, error) {
 }
 
 // respect applies the RESPECT rule before anything is written.
-func respect(spec Spec, path string, now time.Time, loc *time.Location, covering func(string) ([]*Lock, error)) ([]string, error) {
+func respect(spec Spec, path string, now time.Time, loc *time.Location, opt AcquireOptions) ([]string, error) {
+	covering := opt.Covering
 	var warnings []string
 	judge := func(l *Lock) error {
 		if l.Path == path || !l.Active(now) || !stopsCaller(l, spec) {
@@ -296,8 +348,14 @@ func respect(spec Spec, path string, now time.Time, loc *time.Location, covering
 		return nil, fmt.Errorf("%s: cannot list locks: %w", spec.Dir, err)
 	}
 	myScope := spec.ScopeOrProject()
+	if opt.ScopeWholeDir {
+		myScope = ProjectScope
+	}
 	for _, l := range here {
-		if ScopesOverlap(myScope, l.Scope) {
+		if l.Path == path {
+			continue // the lock of the same name is acquireOnce's business
+		}
+		if ScopesOverlap(myScope, l.Scope) || opt.WholeDir != nil && opt.WholeDir(l) {
 			if err := judge(l); err != nil {
 				return nil, err
 			}
@@ -376,15 +434,84 @@ func ancestorCovers(l *Lock, dir string) bool {
 // kind has a lifetime), expires_after replaced. Every other line, unknown fields and
 // team sections included, is kept as written.
 func renewBody(data []byte, now time.Time, expires string, kind Kind) ([]byte, error) {
-	set := map[string]string{"created": FormatCreated(now)}
-	if expires != "" && kind != User && kind != Condition && kind != Until {
-		if _, ok, overflow := ParseDuration(expires); !ok || overflow {
-			return nil, fmt.Errorf("%w: expires %q is not <number><s|m|h|d>", ErrInvalid, expires)
-		}
-		set["expires_after"] = expires
+	given := map[string]string{}
+	if expires != "" {
+		given["expires_after"] = expires
 	}
-	return setFields(data, set), nil
+	nb, _, err := updateBody(data, now, filterLifetime(given, kind))
+	return nb, err
 }
+
+// given returns the body fields a claim states explicitly (non-empty options), for
+// the renewal of the caller's own lock.
+func (s Spec) given(kind Kind) map[string]string {
+	g := map[string]string{}
+	if s.Expires != "" {
+		g["expires_after"] = s.Expires
+	}
+	if s.Mode != "" {
+		g["mode"] = strings.ToLower(s.Mode)
+	}
+	if len(s.Operations) > 0 {
+		g["operations"] = strings.Join(s.Operations, ", ")
+	}
+	if s.Purpose != "" {
+		g["purpose"] = s.Purpose
+	}
+	if s.ReleaseCondition != "" {
+		g["release_condition"] = s.ReleaseCondition
+	}
+	return filterLifetime(g, kind)
+}
+
+// filterLifetime drops expires_after for the kinds that carry none (user, condition
+// and until locks), as Spec.Body does.
+func filterLifetime(g map[string]string, kind Kind) map[string]string {
+	if kind == User || kind == Condition || kind == Until {
+		delete(g, "expires_after")
+	}
+	return g
+}
+
+// updateBody returns data with created moved to now and the given fields set, and the
+// names of the given fields whose value changed. Every other line, unknown fields and
+// team sections included, is kept as written.
+func updateBody(data []byte, now time.Time, given map[string]string) ([]byte, []string, error) {
+	set := map[string]string{"created": FormatCreated(now)}
+	for k, v := range given {
+		if k == "expires_after" {
+			norm, ok := NormalizeDuration(v)
+			if !ok {
+				return nil, nil, fmt.Errorf("%w: expires %q is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)", ErrInvalid, v)
+			}
+			v = norm
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return nil, nil, fmt.Errorf("%w: field values must be one line", ErrInvalid)
+		}
+		set[k] = v
+	}
+	old := map[string]string{}
+	for _, line := range splitKeepEnds(strings.TrimPrefix(string(data), "\ufeff")) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			k = strings.ToLower(strings.TrimSpace(k))
+			if _, dup := old[k]; !dup {
+				old[k] = strings.TrimSpace(v)
+			}
+		}
+	}
+	var updated []string
+	for _, k := range updatableFields {
+		if v, ok := set[k]; ok && old[k] != v {
+			updated = append(updated, k)
+		}
+	}
+	return setFields(data, set), updated, nil
+}
+
+// updatableFields are the fields a renewal may set besides created, in the order
+// Spec.Body writes them.
+var updatableFields = []string{"expires_after", "release_condition", "operations", "mode", "purpose"}
 
 // setFields rewrites the value of every line of the given keys, and inserts a missing
 // key after the owner line (or at the top).
@@ -421,7 +548,7 @@ func setFields(data []byte, set map[string]string) []byte {
 		}
 	}
 	var add []string
-	for _, k := range []string{"created", "expires_after"} {
+	for _, k := range append([]string{"created"}, updatableFields...) {
 		if v, ok := set[k]; ok && !seen[k] {
 			add = append(add, k+": "+v+"\n")
 		}

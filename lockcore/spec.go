@@ -79,7 +79,7 @@ func (s Spec) Validate() error {
 	}
 	if s.Expires != "" {
 		if _, ok, overflow := ParseDuration(s.Expires); !ok || overflow {
-			return bad("expires %q is not <number><s|m|h|d>", s.Expires)
+			return bad("expires %q is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)", s.Expires)
 		}
 	}
 	switch strings.ToLower(s.Mode) {
@@ -177,4 +177,24 @@ func (s Spec) Body(created time.Time, fence int64) []byte {
 		b.WriteString(TeamSectionsTemplate())
 	}
 	return []byte(b.String())
+}
+
+// NormalizeDuration returns an expires_after value in the one form guard writes,
+// <number><s|m|h|d> without spaces, leading zeros or capitals (" 5 H " is "5h"), and
+// whether v is a lifetime the readers understand at all. The reference reads a value
+// it cannot parse as 24h without a word, so guard refuses such a value instead of
+// writing it.
+func NormalizeDuration(v string) (string, bool) {
+	m := durationRE.FindStringSubmatch(v)
+	if m == nil {
+		return "", false
+	}
+	if _, ok, overflow := ParseDuration(v); !ok || overflow {
+		return "", false
+	}
+	n := strings.TrimLeft(m[1], "0")
+	if n == "" {
+		n = "0"
+	}
+	return n + strings.ToLower(m[2]), true
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/cli"
+	"github.com/guardlocks/guard/lockcore"
 )
 
 // addNamingFlags adds the flags that name a lock file in a directory.
@@ -16,6 +20,12 @@ func addNamingFlags(cmd *cobra.Command, n *cli.LockNaming) {
 	f.BoolVar(&n.Condition, "condition", false, "a condition lock (needs --release-condition)")
 	f.StringVar(&n.Until, "until", "", "an until lock that holds until `TIME` (YYYY-MM-DD[THH:MM[:SS]] or RFC 3339)")
 	cmd.MarkFlagsMutuallyExclusive("team", "user", "condition", "until")
+}
+
+// nameOnlyConditionHelp rewords --condition for the commands that only name an
+// existing lock (unlock, renew): they have no --release-condition.
+func nameOnlyConditionHelp(cmd *cobra.Command) {
+	cmd.Flags().Lookup("condition").Usage = "the condition lock (LOCK.condition[.scope].txt)"
 }
 
 func newLockCmd(env *guard.Env) *cobra.Command {
@@ -57,14 +67,19 @@ and removed its lock.`,
 	f.StringVar(&o.Owner, "owner", "", "who holds the lock (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
 	f.StringVar(&o.Host, "host", "", "the holding machine (default: GUARD_HOST, .guard.toml host, the host name)")
 	f.StringVar(&o.Expires, "expires", "", "lifetime, <number><s|m|h|d> (default 24h)")
-	f.StringVar(&o.Mode, "mode", "hard", "hard (refuses) or soft (warns)")
+	// No flag default: an option left out of a renewal keeps the lock's value (an
+	// empty mode writes hard on creation).
+	f.StringVar(&o.Mode, "mode", "", "hard (refuses) or soft (warns) (default hard)")
 	f.StringVar(&o.Purpose, "purpose", "", "why the area is locked")
 	f.StringVar(&o.ReleaseCondition, "release-condition", "", "what must happen for the lock to go")
 	f.StringVar(&o.Operations, "operations", "", "comma list of the operations the lock blocks (default: all)")
 	f.BoolVar(&o.Force, "force", false, "replace a lock of the same name, whoever holds it")
 	f.BoolVar(&contested, "contested", false, "always run the contest procedure")
 	f.BoolVar(&noContest, "no-contest", false, "never run the contest procedure")
-	f.IntVar(&o.Quarantine, "quarantine", -1, "contest quarantine in seconds (default 300)")
+	// -1 stands for "not given" (the library's default applies); the help shows that
+	// default instead of the sentinel.
+	f.IntVar(&o.Quarantine, "quarantine", -1, "contest quarantine in seconds")
+	f.Lookup("quarantine").DefValue = fmt.Sprint(int(lockcore.DefaultQuarantine / time.Second))
 	f.BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
 	cmd.MarkFlagsMutuallyExclusive("contested", "no-contest")
 	return cmd

@@ -25,6 +25,7 @@ expired one again with guard lock.`,
 		},
 	}
 	addNamingFlags(cmd, &o.LockNaming)
+	nameOnlyConditionHelp(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.Owner, "owner", "", "who you are (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
 	f.StringVar(&o.Expires, "expires", "", "new lifetime, <number><s|m|h|d>")

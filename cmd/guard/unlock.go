@@ -26,6 +26,7 @@ removed lock's path.`,
 		},
 	}
 	addNamingFlags(cmd, &o.LockNaming)
+	nameOnlyConditionHelp(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.Owner, "owner", "", "who you are (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
 	f.StringVar(&o.Token, "token", "", "the lock's token, when it carries one")

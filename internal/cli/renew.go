@@ -31,7 +31,7 @@ func RunRenew(o RenewOptions) error {
 	}
 	if o.Expires != "" {
 		if _, ok, overflow := lockcore.ParseDuration(o.Expires); !ok || overflow {
-			return guard.Exitf(guard.ExitUsage, "renew: --expires %q is not <number><s|m|h|d>", o.Expires)
+			return guard.Exitf(guard.ExitUsage, "renew: --expires %q is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)", o.Expires)
 		}
 	}
 	cfg, err := guard.FindConfig(env.Dir)

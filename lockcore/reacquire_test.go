@@ -1,0 +1,145 @@
+package lockcore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAcquireAgainAppliesTheNewOptions(t *testing.T) {
+	dir := t.TempDir()
+	s := spec(dir)
+	s.Purpose = "first"
+	first, err := Acquire(s, AcquireOptions{Now: t0})
+	require.NoError(t, err)
+	// A field guard does not know is kept through the rewrite.
+	data := strings.Replace(read(t, first.Path), "purpose: first\n", "purpose: first\nticket: 42\n", 1)
+	require.NoError(t, os.WriteFile(first.Path, []byte(data), 0o644))
+
+	again := spec(dir)
+	again.Expires, again.Mode, again.Purpose = " 2 H ", "SOFT", "second"
+	again.Operations, again.ReleaseCondition = []string{"commit", "push"}, "ci green"
+	res, err := Acquire(again, AcquireOptions{Now: t0.Add(10 * 60e9)})
+	require.NoError(t, err)
+	assert.Equal(t, Renewed, res.Action)
+	assert.Equal(t, first.Fence, res.Fence, "a renewal keeps the fence")
+	assert.Equal(t, []string{"expires_after", "release_condition", "operations", "mode", "purpose"}, res.Updated)
+	body := read(t, first.Path)
+	for _, line := range []string{"owner: alice\n", "created: 2026-11-29T10:10:00\n", "expires_after: 2h\n", "mode: soft\n",
+		"purpose: second\n", "ticket: 42\n", "operations: commit, push\n", "release_condition: ci green\n", "scope: project\n"} {
+		assert.Contains(t, body, line)
+	}
+	assert.NotContains(t, body, "first")
+	assert.True(t, res.Lock.Soft())
+
+	t.Run("options left out keep the lock's values", func(t *testing.T) {
+		res, err := Acquire(spec(dir), AcquireOptions{Now: t0.Add(20 * 60e9)})
+		require.NoError(t, err)
+		assert.Equal(t, Renewed, res.Action)
+		// spec() gives expires 1h: only that changed.
+		assert.Equal(t, []string{"expires_after"}, res.Updated)
+		body := read(t, first.Path)
+		assert.Contains(t, body, "mode: soft\n")
+		assert.Contains(t, body, "purpose: second\n")
+		assert.Contains(t, body, "expires_after: 1h\n")
+	})
+}
+
+func TestAcquireWritesTheNormalisedLifetime(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"spaces and a capital unit are dropped", " 5 H ", "5h"},
+		{"leading zeros are dropped", "007m", "7m"},
+		{"a clean value stays", "30d", "30d"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec(t.TempDir())
+			s.Expires = tc.in
+			res, err := Acquire(s, AcquireOptions{Now: t0})
+			require.NoError(t, err)
+			assert.Contains(t, read(t, res.Path), "\nexpires_after: "+tc.want+"\n")
+		})
+	}
+	t.Run("a value the readers would take for 24h is refused and nothing is written", func(t *testing.T) {
+		s := spec(t.TempDir())
+		s.Expires = "5 hours"
+		_, err := Acquire(s, AcquireOptions{Now: t0})
+		require.ErrorIs(t, err, ErrInvalid)
+		assert.Contains(t, err.Error(), "24h")
+		assert.NoFileExists(t, s.Path())
+	})
+}
+
+func TestNormalizeDuration(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"5h", "5h", true}, {" 5 H ", "5h", true}, {"0s", "0s", true}, {"00d", "0d", true},
+		{"5", "", false}, {"h", "", false}, {"5 hours", "", false}, {"-5h", "", false},
+		{"99999999999999999999d", "", false},
+	}
+	for _, tc := range tests {
+		got, ok := NormalizeDuration(tc.in)
+		assert.Equal(t, tc.ok, ok, "%q", tc.in)
+		assert.Equal(t, tc.want, got, "%q", tc.in)
+	}
+}
+
+func FuzzNormalizeDuration(f *testing.F) {
+	for _, s := range []string{"5h", " 5 H ", "007m", "x", "", "99999999999999999999d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		norm, ok := NormalizeDuration(v)
+		if !ok {
+			return
+		}
+		// The normal form is a fixed point and means the same lifetime.
+		again, ok2 := NormalizeDuration(norm)
+		require.True(t, ok2)
+		require.Equal(t, norm, again)
+		a, _, _ := ParseDuration(v)
+		b, _, _ := ParseDuration(norm)
+		require.Equal(t, a, b)
+	})
+}
+
+func TestRespectTreatsAWholeDirectoryScopeAsProject(t *testing.T) {
+	tests := []struct {
+		name      string
+		wholeDir  func(*Lock) bool
+		scopeWide bool
+		conflict  bool
+	}{
+		{"a lock whose scope names another area lets the claim through", nil, false, false},
+		{"a lock that covers the whole directory refuses it", func(l *Lock) bool { return l.File == "LOCK.nope.txt" }, false, true},
+		{"a new scope that covers the whole directory is refused", nil, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			held := spec(dir)
+			held.Scope = "nope"
+			_, err := Acquire(held, AcquireOptions{Now: t0})
+			require.NoError(t, err)
+			s := spec(dir)
+			s.Owner, s.Scope = "bob", "docs"
+			_, err = Acquire(s, AcquireOptions{Now: t0, WholeDir: tc.wholeDir, ScopeWholeDir: tc.scopeWide})
+			if !tc.conflict {
+				require.NoError(t, err)
+				return
+			}
+			var ce *ConflictError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, filepath.Join(dir, "LOCK.nope.txt"), ce.Lock.Path)
+			assert.NoFileExists(t, s.Path())
+		})
+	}
+}
