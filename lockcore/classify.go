@@ -1,7 +1,6 @@
 package lockcore
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -42,7 +41,7 @@ type Name struct {
 	Ambiguous bool
 }
 
-var lockNameRE = regexp.MustCompile(`(?i)^LOCK((?:\.[A-Za-z0-9_-]+)*)\.txt$`)
+var lockNameRE = lazyRE(`(?i)^LOCK((?:\.[A-Za-z0-9_-]+)*)\.txt$`)
 
 var typeMarkers = map[string]bool{"user": true, "team": true, "community": true, "condition": true, "until": true}
 var booleanWords = map[string]bool{"and": true, "or": true, "not": true}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"syscall"
 	"time"
@@ -24,7 +23,7 @@ const (
 	FenceUnknown FenceState = "unknown"
 )
 
-var myFenceRE = regexp.MustCompile(`^[0-9]{1,19}$`)
+var myFenceRE = lazyRE(`^[0-9]{1,19}$`)
 
 // NewFence returns the fence for a new lock: the current time in Unix microseconds,
 // but at least previous+1, so that a takeover or a forced replacement of a lock name

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -244,7 +243,7 @@ func (l *Lock) Prunable(now time.Time) bool {
 // Soft reports whether the lock only warns.
 func (l *Lock) Soft() bool { return l.Mode == "soft" }
 
-var fenceRE = regexp.MustCompile(`^\d{1,19}$`)
+var fenceRE = lazyRE(`^\d{1,19}$`)
 
 // Fence returns the lock's fence number; ok is false when the field is missing or is
 // not a decimal number that fits in 63 bits (a lock that predates fencing).

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -73,7 +72,7 @@ type Expander struct {
 	Home string
 }
 
-var varRE = regexp.MustCompile(`\$([A-Za-z0-9_]+|\{[^}]*\})`)
+var varRE = lazyRE(`\$([A-Za-z0-9_]+|\{[^}]*\})`)
 
 // Expand expands p.
 func (e Expander) Expand(p string) string {

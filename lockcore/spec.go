@@ -3,7 +3,6 @@ package lockcore
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -34,7 +33,7 @@ type Spec struct {
 	Operations       []string
 }
 
-var segmentRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var segmentRE = lazyRE(`^[A-Za-z0-9_-]+$`)
 
 // Validate checks the request as the reference's lock_create does, and more: scope and
 // host segments are [A-Za-z0-9_-]+ (no dots, slashes, ".."), a condition lock needs a

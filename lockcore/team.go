@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -172,12 +171,12 @@ func inputErr(format string, args ...any) error {
 }
 
 var (
-	teamLockNameRE = regexp.MustCompile(`^LOCK\.team(\.[A-Za-z0-9_-]+)+\.txt$`)
-	agentRE        = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$`)
-	toolRE         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,255}$`)
-	headerKeyRE    = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	orderRE        = regexp.MustCompile(`^[0-9]{1,9}$`)
-	legacyHeadRE   = regexp.MustCompile(`(?i)^(?:#{1,3}\s*)?(?:\d+[.)]?\s*)?(?:anwesenheit(?:slog)?|presence(?:\s+log)?|dateien?(?:\s+beansprucht)?|files?\s+claimed|files?\s+claims?|tools?(?:\s+claimed|\s+claims?)?|nachrichten|messages?|notes?|queue|warteschlange)\s*:?\s*$`)
+	teamLockNameRE = lazyRE(`^LOCK\.team(\.[A-Za-z0-9_-]+)+\.txt$`)
+	agentRE        = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$`)
+	toolRE         = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,255}$`)
+	headerKeyRE    = lazyRE(`^[a-z][a-z0-9_]*$`)
+	orderRE        = lazyRE(`^[0-9]{1,9}$`)
+	legacyHeadRE   = lazyRE(`(?i)^(?:#{1,3}\s*)?(?:\d+[.)]?\s*)?(?:anwesenheit(?:slog)?|presence(?:\s+log)?|dateien?(?:\s+beansprucht)?|files?\s+claimed|files?\s+claims?|tools?(?:\s+claimed|\s+claims?)?|nachrichten|messages?|notes?|queue|warteschlange)\s*:?\s*$`)
 )
 
 // Limits on what a team lock line may hold.
@@ -586,7 +585,7 @@ func bracketed(s string) (string, bool) {
 	return s, s != ""
 }
 
-var messageRE = regexp.MustCompile(`^\[([^\]]*)\]\s+\[([^\]]*)\]:\s?(.*)$`)
+var messageRE = lazyRE(`^\[([^\]]*)\]\s+\[([^\]]*)\]:\s?(.*)$`)
 
 func parseMessage(line string) TeamMessage {
 	raw := strings.TrimRight(line, " \t")
