@@ -29,6 +29,7 @@ type Policy struct {
 	cfgErrs map[string]error
 	trees   map[string][]string // working trees by working-tree top
 	real    map[string]string   // directories with symbolic links resolved
+	tops    map[string]string   // working-tree top by directory
 }
 
 type dirLocks struct {
@@ -42,7 +43,7 @@ func NewPolicy(env *Env, id Identity) *Policy {
 	return &Policy{
 		env: env, id: id, now: now, loc: now.Location(),
 		dirs: map[string]dirLocks{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
-		trees: map[string][]string{}, real: map[string]string{},
+		trees: map[string][]string{}, real: map[string]string{}, tops: map[string]string{},
 	}
 }
 
@@ -208,7 +209,7 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 		}
 		chain(realStart, realAbs)
 	}
-	if top := RepoTop(start); top != "" {
+	if top := p.repoTop(start); top != "" {
 		rel, err := filepath.Rel(top, start)
 		relTarget, err2 := filepath.Rel(top, abs)
 		if err == nil && err2 == nil {
@@ -577,4 +578,19 @@ func resolveExisting(path string) (real, rest string) {
 		tail = filepath.Join(filepath.Base(d), tail)
 		d = parent
 	}
+}
+
+// repoTop is RepoTop, remembered per directory (and for the directories on the way).
+func (p *Policy) repoTop(dir string) string {
+	if t, ok := p.tops[dir]; ok {
+		return t
+	}
+	var t string
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		t = dir
+	} else if parent := filepath.Dir(dir); parent != dir {
+		t = p.repoTop(parent)
+	}
+	p.tops[dir] = t
+	return t
 }
