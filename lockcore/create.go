@@ -397,8 +397,11 @@ func respect(spec Spec, path string, now time.Time, loc *time.Location, opt Acqu
 	}
 }
 
-// stopsCaller: a team lock stops other hosts (a host-less one stops everyone); any
-// other lock stops other owners.
+// stopsCaller follows the policy's rule (guard check), so that guard lock refuses
+// exactly where check would: a team lock never stops its own host; no lock stops its
+// own owner (a team lock on another host included: alice's team lock on h1 does not
+// stop alice on h2); a team lock stops other hosts (a host-less one every host), any
+// other lock other owners.
 func stopsCaller(l *Lock, spec Spec) bool {
 	if l.ReadErr != nil {
 		return true // fail closed: an unreadable lock belongs to nobody we know
@@ -408,9 +411,11 @@ func stopsCaller(l *Lock, spec Spec) bool {
 		if spec.Kind == Team {
 			me = spec.TeamHost
 		}
-		return l.Name.Host == "" || !strings.EqualFold(l.Name.Host, me)
+		if l.Name.Host != "" && strings.EqualFold(l.Name.Host, me) {
+			return false
+		}
 	}
-	return l.Owner != spec.Owner
+	return l.Owner == "" || l.Owner != spec.Owner
 }
 
 // ancestorCovers reports whether a lock in a directory above dir covers dir: a project

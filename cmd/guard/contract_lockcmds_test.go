@@ -143,12 +143,16 @@ func TestContractLockRespectsAndRenews(t *testing.T) {
 		assert.Contains(t, errOut, held)
 		assert.NoFileExists(t, filepath.Join(dir, "LOCK.team.h2.txt"))
 	})
-	t.Run("a team lock of another host refuses even its own owner", func(t *testing.T) {
+	t.Run("a team lock of another host does not refuse its own owner, as check lets her edit there", func(t *testing.T) {
+		// CONTRACT section 2: "A lock does not stop its own owner"; the lead decided that
+		// this exemption wins over "stops every other host" in lock as in check.
 		dir := t.TempDir()
-		held := ctWrite(t, dir, "LOCK.team.h1.txt", "owner: alice\n"+ctLive)
-		_, errOut, code := ctRun(t, dir, []string{"GUARD_OWNER=alice", "GUARD_HOST=h2"}, "", "lock", "--team", "h2")
-		assert.Equal(t, 1, code)
-		assert.Contains(t, errOut, held)
+		ctWrite(t, dir, "LOCK.team.h1.txt", "owner: alice\n"+ctLive)
+		_, errOut, code := ctRun(t, dir, []string{"GUARD_OWNER=alice", "GUARD_HOST=h2"}, "", "check", filepath.Join(dir, "f"))
+		assert.Equal(t, 0, code, errOut)
+		_, errOut, code = ctRun(t, dir, []string{"GUARD_OWNER=alice", "GUARD_HOST=h2"}, "", "lock", "--team", "h2")
+		assert.Equal(t, 0, code, errOut)
+		assert.FileExists(t, filepath.Join(dir, "LOCK.team.h2.txt"))
 	})
 	t.Run("an expired lock of another owner does not refuse", func(t *testing.T) {
 		dir := t.TempDir()
