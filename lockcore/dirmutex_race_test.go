@@ -112,3 +112,17 @@ func TestRaceOverlappingLocksOfTwoOwnersHaveExactlyOneWinner(t *testing.T) {
 		assertNoScratch(t, dir)
 	}
 }
+
+// A creation mutex left by a killed claimant holds no flock: the next claim takes it,
+// removes it on release, and it never reads as a lock.
+func TestAStaleCreationMutexNeitherBlocksNorCountsAsALock(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, DirMutexName), nil, 0o644))
+	locks, err := ReadDir(dir, time.Local)
+	require.NoError(t, err)
+	require.Empty(t, locks)
+	res, err := Acquire(spec(dir), AcquireOptions{Now: t0})
+	require.NoError(t, err)
+	require.Equal(t, Created, res.Action)
+	assertNoScratch(t, dir)
+}

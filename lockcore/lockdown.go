@@ -19,6 +19,9 @@ type LockdownOptions struct {
 	Now    time.Time
 	// Commit writes; without it the lockdown only reports what it would do.
 	Commit bool
+	// MutexDir, when set, names the directory whose creation mutex a root's lock is
+	// written under (AcquireOptions.MutexDir); nil means the root itself.
+	MutexDir func(root string) string
 }
 
 // LockdownSkip is a root the lockdown left alone, and why.
@@ -87,7 +90,11 @@ func Lockdown(roots []string, opt LockdownOptions) (*LockdownResult, error) {
 			res.WouldLock = append(res.WouldLock, path)
 			continue
 		}
-		if err := writeBulk(path, owner, opt.Host, opt.Reason, opt.Now); err != nil {
+		mutexDir := root
+		if opt.MutexDir != nil {
+			mutexDir = opt.MutexDir(root)
+		}
+		if err := writeBulk(path, mutexDir, owner, opt.Host, opt.Reason, opt.Now); err != nil {
 			var ce *ConflictError
 			if errors.As(err, &ce) {
 				res.Skipped = append(res.Skipped, LockdownSkip{root, "locked meanwhile: " + ce.Lock.File})
@@ -112,9 +119,26 @@ func alreadyLocked(locks []*Lock, now time.Time) string {
 	return ""
 }
 
-// writeBulk creates path (taking over an expired lock there) with a lockdown body.
-func writeBulk(path, owner, host, reason string, now time.Time) error {
+// writeBulk creates path (taking over an expired lock there) with a lockdown body. It
+// holds the creation mutex that guard lock holds (of mutexDir) and looks at the root's
+// locks again under it, so that a guard lock --scope web in the root that ran after
+// Lockdown's first look is seen: the two never both stand.
+func writeBulk(path, mutexDir, owner, host, reason string, now time.Time) error {
 	loc := now.Location()
+	unlock, err := lockDirMutex(mutexDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	locks, err := ReadDir(filepath.Dir(path), loc)
+	if err != nil {
+		return err
+	}
+	for _, l := range locks {
+		if l.Path != path && (l.Protected() || l.Active(now)) {
+			return &ConflictError{Lock: l, Reason: "it was locked meanwhile"}
+		}
+	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		data, modTime, err := readNoFollow(path)
 		switch {

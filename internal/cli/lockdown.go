@@ -75,7 +75,7 @@ func RunLockdown(o LockdownOptions) error {
 		owner = "user"
 	}
 	host := guard.ResolveIdentity(env, owner, "", cfg).Host
-	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit})
+	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit, MutexDir: creationMutexDir})
 	if err == nil && len(res.Locked) > 0 {
 		err = lockcore.UpdateLockdownManifest(manifest, func(m *lockcore.LockdownManifest) {
 			m.Created, m.Owner, m.Reason = lockcore.FormatCreated(now), owner, o.Reason
