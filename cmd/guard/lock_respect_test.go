@@ -3,7 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -139,4 +142,29 @@ func lineWith(text, sub string) string {
 		}
 	}
 	return ""
+}
+
+// Two owners claiming LOCK.txt and LOCK.web.txt of one directory at once, as real
+// guard processes: exactly one wins each round, and only its file exists.
+func TestLockRaceOfOverlappingNamesHasOneWinner(t *testing.T) {
+	base := t.TempDir()
+	for r := 0; r < 20; r++ {
+		dir := filepath.Join(base, strconv.Itoa(r))
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		codes := make([]int, 2)
+		var wg sync.WaitGroup
+		for i, args := range [][]string{{"lock", "--no-contest"}, {"lock", "--no-contest", "--scope", "web"}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, codes[i] = runGuard(t, dir, lockEnv([]string{"alice", "bob"}[i]), args...)
+			}()
+		}
+		wg.Wait()
+		sort.Ints(codes)
+		require.Equal(t, []int{0, 1}, codes, "round %d", r)
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Len(t, entries, 1, "round %d: %v", r, entries)
+	}
 }
