@@ -94,7 +94,8 @@ const maxAttempts = 50
 //     loser re-evaluates what it now finds). The lock is never visible half-written.
 //  3. The caller's own live lock: renewed in place (created moves to now), and the
 //     options spec gives (expires_after, mode, operations, purpose,
-//     release_condition; empty ones are not given) replace the lock's values. The
+//     release_condition, an until lock's not_before; empty ones are not given)
+//     replace the lock's values. The
 //     fence, the token, unknown fields and team sections stay as written.
 //  4. An expired lock, or Force: under the lock name's mutex the file is read again,
 //     and only if it is still the very file that was judged is it replaced with
@@ -466,6 +467,9 @@ func (s Spec) given(kind Kind) map[string]string {
 	if s.ReleaseCondition != "" {
 		g["release_condition"] = s.ReleaseCondition
 	}
+	if kind == Until && strings.TrimSpace(s.NotBefore) != "" {
+		g["not_before"] = strings.TrimSpace(s.NotBefore)
+	}
 	return filterLifetime(g, kind)
 }
 
@@ -516,7 +520,7 @@ func updateBody(data []byte, now time.Time, given map[string]string) ([]byte, []
 
 // updatableFields are the fields a renewal may set besides created, in the order
 // Spec.Body writes them.
-var updatableFields = []string{"expires_after", "release_condition", "operations", "mode", "purpose"}
+var updatableFields = []string{"expires_after", "release_condition", "operations", "not_before", "mode", "purpose"}
 
 // setFields rewrites the value of every line of the given keys, and inserts a missing
 // key after the owner line (or at the top).

@@ -143,3 +143,18 @@ func TestRespectTreatsAWholeDirectoryScopeAsProject(t *testing.T) {
 		})
 	}
 }
+
+func TestAcquireAgainMovesAnUntilLocksMoment(t *testing.T) {
+	s := spec(t.TempDir())
+	s.Kind, s.NotBefore, s.Expires = Until, "2027-01-01", ""
+	first, err := Acquire(s, AcquireOptions{Now: t0})
+	require.NoError(t, err)
+	s.NotBefore = " 2027-02-01T09:00 "
+	res, err := Acquire(s, AcquireOptions{Now: t0})
+	require.NoError(t, err)
+	assert.Equal(t, Renewed, res.Action)
+	assert.Equal(t, []string{"not_before"}, res.Updated)
+	body := read(t, first.Path)
+	assert.Contains(t, body, "\nnot_before: 2027-02-01T09:00\n")
+	assert.NotContains(t, body, "expires_after")
+}
