@@ -354,18 +354,50 @@ func coversAnyOp(l *lockcore.Lock, ops []string) bool {
 // covers reports whether lock l's area includes target (a path in or below l.Dir).
 // note is a warning to show when guard fell back to the whole directory.
 func (p *Policy) covers(l *lockcore.Lock, target string) (bool, string) {
-	if strings.EqualFold(l.Scope, lockcore.ProjectScope) || l.Kind == lockcore.Legacy {
+	if l.Kind == lockcore.Legacy {
 		return true, ""
 	}
-	rel, err := filepath.Rel(l.Dir, target)
+	return p.coversScope(l.Dir, l.Scope, l.Path, target)
+}
+
+// scopeProbe is a name no scope mapping means on purpose: a lock covers dir/scopeProbe
+// only when it covers all of dir.
+const scopeProbe = ".guard-scope-probe"
+
+// CoversWholeDir reports whether lock l's area is all of its directory: a project or
+// legacy lock, a scope mapped to a glob like "**", or a scope with neither mapping nor
+// folder (the fail-closed fallback). guard lock's RESPECT asks it so that it refuses
+// exactly where guard check would.
+func (p *Policy) CoversWholeDir(l *lockcore.Lock) bool {
+	ok, _ := p.covers(l, filepath.Join(l.Dir, scopeProbe))
+	return ok
+}
+
+// ScopeCoversWholeDir is CoversWholeDir for a lock of scope in dir that does not
+// exist yet.
+func (p *Policy) ScopeCoversWholeDir(dir, scope string) bool {
+	if scope == "" {
+		return true
+	}
+	ok, _ := p.coversScope(dir, scope, filepath.Join(dir, "LOCK."+scope+".txt"), filepath.Join(dir, scopeProbe))
+	return ok
+}
+
+// coversScope reports whether a lock of scope in dir (at lockPath, for messages)
+// covers target.
+func (p *Policy) coversScope(dir, scope, lockPath, target string) (bool, string) {
+	if strings.EqualFold(scope, lockcore.ProjectScope) {
+		return true, ""
+	}
+	rel, err := filepath.Rel(dir, target)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return false, ""
 	}
 	rel = filepath.ToSlash(rel)
-	cfg, cfgErr := p.config(l.Dir)
+	cfg, cfgErr := p.config(dir)
 	if cfgErr == nil {
-		for scope, globs := range cfg.Scopes {
-			if !strings.EqualFold(scope, l.Scope) {
+		for name, globs := range cfg.Scopes {
+			if !strings.EqualFold(name, scope) {
 				continue
 			}
 			for _, g := range globs {
@@ -376,15 +408,15 @@ func (p *Policy) covers(l *lockcore.Lock, target string) (bool, string) {
 			return false, ""
 		}
 	}
-	folder := filepath.Join(l.Dir, filepath.FromSlash(strings.ReplaceAll(l.Scope, ".", "/")))
+	folder := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(scope, ".", "/")))
 	if st, err := os.Stat(folder); err == nil && st.IsDir() {
-		return rel == "." || within(filepath.Join(l.Dir, filepath.FromSlash(rel)), folder), ""
+		return rel == "." || within(filepath.Join(dir, filepath.FromSlash(rel)), folder), ""
 	}
 	why := fmt.Sprintf("no [scopes] entry in .guard.toml and no folder %s", folder)
 	if cfgErr != nil {
 		why = fmt.Sprintf("the configuration could not be read (%v)", cfgErr)
 	}
-	return true, fmt.Sprintf("%s: scope %q has %s; guard treats the lock as covering all of %s (fail closed)", l.Path, l.Scope, why, l.Dir)
+	return true, fmt.Sprintf("%s: scope %q has %s; guard treats the lock as covering all of %s (fail closed)", lockPath, scope, why, dir)
 }
 
 // within reports whether path is dir or inside it.

@@ -56,6 +56,7 @@ func TestPolicyCheck(t *testing.T) {
 		{name: "a dotted scope spares the parent folder's other files", files: map[string]string{"LOCK.assets.images.txt": fresh, "assets/images/.keep": ""}, path: "assets/fonts/a.ttf"},
 		{name: "a scope without folder or mapping falls back to the whole directory", files: map[string]string{"LOCK.api.txt": fresh}, path: "cmd/main.go", blocked: true, warn: "fail closed"},
 		{name: "a .guard.toml glob maps a scope", files: map[string]string{".git/HEAD": "", ".guard.toml": "[scopes]\napi = [\"server/**/*.go\"]\n", "LOCK.api.txt": fresh}, path: "server/x/h.go", blocked: true},
+		{name: "a .guard.toml glob of another scope does not map this one", files: map[string]string{".git/HEAD": "", ".guard.toml": "[scopes]\nweb = [\"site/**\"]\n", "LOCK.api.txt": fresh, "api/.keep": ""}, path: "site/index.html"},
 		{name: "a .guard.toml glob spares what it does not match", files: map[string]string{".git/HEAD": "", ".guard.toml": "[scopes]\napi = [\"server/**/*.go\"]\n", "LOCK.api.txt": fresh}, path: "server/x/README.md"},
 		{name: "a team lock does not stop its own host", files: map[string]string{"LOCK.team.hostA.txt": fresh}, path: "a.go"},
 		{name: "a team lock stops other hosts", files: map[string]string{"LOCK.team.hostB.txt": fresh}, path: "a.go", blocked: true},
@@ -238,4 +239,21 @@ func TestPolicyTeamClaimStopsTheLockOwnerToo(t *testing.T) {
 	dec, err = NewPolicy(testEnv(root), Identity{Owner: "lead", Host: "hostA"}).Check(Request{Paths: []string{"docs/a.md"}})
 	require.NoError(t, err)
 	assert.True(t, dec.Allowed, "unclaimed paths on the team's own host")
+}
+
+func TestPolicyCoversWholeDir(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, ".git", "HEAD"), "")
+	write(t, filepath.Join(root, ".guard.toml"), "[scopes]\nall = [\"**\"]\nweb = [\"site/**\"]\n")
+	write(t, filepath.Join(root, "docs", ".keep"), "")
+	p := NewPolicy(testEnv(root), Identity{Owner: "bob"})
+	for scope, want := range map[string]bool{"project": true, "all": true, "web": false, "docs": false, "nowhere": true} {
+		assert.Equal(t, want, p.ScopeCoversWholeDir(root, scope), scope)
+		l, err := lockcore.ParseLock(filepath.Join(root, "LOCK."+scope+".txt"), []byte(fresh), testNow, time.UTC)
+		require.NoError(t, err)
+		if scope == "project" {
+			l, _ = lockcore.ParseLock(filepath.Join(root, "LOCK.txt"), []byte(fresh), testNow, time.UTC)
+		}
+		assert.Equal(t, want, p.CoversWholeDir(l), scope)
+	}
 }

@@ -141,8 +141,8 @@ func RunLock(o LockOptions) error {
 	}
 	res, err := lockcore.Acquire(spec, lockcore.AcquireOptions{
 		Now: now, Force: o.Force, Covering: covering,
-		WholeDir:      wholeDirLocks(env, dir),
-		ScopeWholeDir: scopeCoversWholeDir(dir, spec.Scope),
+		WholeDir:      policy.CoversWholeDir,
+		ScopeWholeDir: policy.ScopeCoversWholeDir(dir, spec.Scope),
 		MutexDir:      creationMutexDir(dir),
 	})
 	if err != nil {
@@ -217,78 +217,6 @@ func RunLock(o LockOptions) error {
 		fmt.Fprintf(env.Stderr, "LOCK_FENCE=%d\nLOCK_FENCE_FILE=%s\n", res.Fence, res.Path)
 	}
 	return nil
-}
-
-// probeName is a name no scope glob means on purpose: a path DIR/<probeName> is
-// covered by a lock in DIR only when that lock covers all of DIR.
-const probeName = ".guard-scope-probe"
-
-// wholeDirLocks returns the RESPECT callback that tells which locks in dir cover all
-// of dir for guard check although their name gives them a scope (no .guard.toml
-// mapping and no folder: the policy falls back to the whole directory, fail closed;
-// or a mapping like "**"). It asks the policy itself, with an identity that no lock
-// exempts, whether each lock blocks an edit of a path in dir that no scope names, so
-// that guard lock and guard check cannot disagree. The answer is computed once, on the
-// first call, which Acquire makes with the creation mutex held.
-func wholeDirLocks(env *guard.Env, dir string) func(*lockcore.Lock) bool {
-	var whole map[string]bool
-	return func(l *lockcore.Lock) bool {
-		if whole == nil {
-			whole = map[string]bool{}
-			ops := map[string]bool{"edit": true}
-			for _, other := range readLocks(dir) {
-				for _, op := range other.Operations {
-					ops[op] = true
-				}
-			}
-			req := guard.Request{Paths: []string{filepath.Join(dir, probeName)}}
-			for op := range ops {
-				req.Ops = append(req.Ops, op)
-			}
-			dec, err := guard.NewPolicy(env, guard.Identity{}).Check(req)
-			if err == nil {
-				for _, b := range dec.Blocking {
-					if b.Lock != nil && b.Lock.Dir == dir {
-						whole[b.Lock.Path] = true
-					}
-				}
-			}
-		}
-		return whole[l.Path]
-	}
-}
-
-func readLocks(dir string) []*lockcore.Lock {
-	locks, _ := lockcore.ReadDir(dir, nil)
-	return locks
-}
-
-// scopeCoversWholeDir reports whether a new lock of scope in dir would cover all of
-// dir for guard check: the policy's rule (guard/policy.go covers) for a scope without
-// a .guard.toml mapping and without a folder of that name, or with a mapping that
-// names every path, or when the configuration cannot be read (fail closed).
-func scopeCoversWholeDir(dir, scope string) bool {
-	if scope == "" || strings.EqualFold(scope, lockcore.ProjectScope) {
-		return true
-	}
-	cfg, err := guard.FindConfig(dir)
-	if err != nil {
-		return true
-	}
-	for s, globs := range cfg.Scopes {
-		if !strings.EqualFold(s, scope) {
-			continue
-		}
-		for _, g := range globs {
-			if guard.MatchGlob(strings.Trim(filepath.ToSlash(strings.TrimSpace(g)), "/"), probeName) {
-				return true
-			}
-		}
-		return false
-	}
-	folder := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(scope, ".", "/")))
-	st, err := os.Stat(folder)
-	return err != nil || !st.IsDir()
 }
 
 // creationMutexDir is the directory whose creation mutex a claim in dir holds. Claims
