@@ -18,6 +18,19 @@ const (
 	PublicMarkerName  = "PUBLIC.txt"
 )
 
+// IsMarkerName reports whether a path's file name is a publication marker, the files
+// that must never be committed. Unlike the lookup (which finds the exact names), the
+// name is compared ignoring case: on a case-insensitive file system private.txt is the
+// same file, and a near-miss is more likely a mistake than a different file (fail
+// closed). Both / and \ separate path segments.
+func IsMarkerName(p string) bool {
+	base := p
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		base = p[i+1:]
+	}
+	return strings.EqualFold(base, PrivateMarkerName) || strings.EqualFold(base, PublicMarkerName)
+}
+
 // MaxMarkerSize bounds how much of a marker file guard reads. A PUBLIC.txt larger than
 // this cannot be trusted to list all its checks and is treated as unreadable.
 const MaxMarkerSize = 64 << 10

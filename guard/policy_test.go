@@ -257,3 +257,12 @@ func TestPolicyCoversWholeDir(t *testing.T) {
 		assert.Equal(t, want, p.CoversWholeDir(l), scope)
 	}
 }
+
+func TestIsMarkerName(t *testing.T) {
+	for p, want := range map[string]bool{
+		"PRIVATE.txt": true, "a/b/PUBLIC.txt": true, "private.TXT": true, "Public.txt": true,
+		"PRIVATE.txt.bak": false, "PRIVATE.md": false, "docs/PRIVATE": false, `a\\PRIVATE.txt`: true, "xPUBLIC.txt": false,
+	} {
+		assert.Equal(t, want, IsMarkerName(p), p)
+	}
+}

@@ -387,7 +387,7 @@ func committedMarkers(ctx context.Context, g Git, r CIRange) ([]CIMarker, error)
 		return nil, fmt.Errorf("listing the tree of %s: %w", short(r.Head), err)
 	}
 	for _, p := range uniqueZ(tree) {
-		if IsMarker(p) {
+		if guard.IsMarkerName(p) {
 			seen[p] = true
 			out = append(out, CIMarker{Path: p, Where: "tree"})
 		}
@@ -406,7 +406,7 @@ func committedMarkers(ctx context.Context, g Git, r CIRange) ([]CIMarker, error)
 		return nil, err
 	}
 	for _, p := range uniqueZ(logged) {
-		if IsMarker(p) && !seen[p] {
+		if guard.IsMarkerName(p) && !seen[p] {
 			seen[p] = true
 			out = append(out, CIMarker{Path: p, Where: "range"})
 		}

@@ -77,14 +77,6 @@ func TestParseNameStatusZ(t *testing.T) {
 	require.Error(t, err)
 }
 
-func TestIsMarker(t *testing.T) {
-	for p, want := range map[string]bool{
-		"PRIVATE.txt": true, "a/b/PUBLIC.txt": true, "private.TXT": true, "Public.txt": true,
-		"PRIVATE.txt.bak": false, "PRIVATE.md": false, "docs/PRIVATE": false, "xPUBLIC.txt": false,
-	} {
-		assert.Equal(t, want, IsMarker(p), p)
-	}
-}
 
 func FuzzParseRefLines(f *testing.F) {
 	f.Add("refs/heads/main " + shaA + " refs/heads/main " + shaB + "\n")

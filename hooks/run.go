@@ -255,7 +255,7 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	}
 	for i, c := range changes {
 		// Staging a marker's removal is how one fixes a committed marker: allowed.
-		if c.Status != 'D' && IsMarker(c.Path) {
+		if c.Status != 'D' && guard.IsMarkerName(c.Path) {
 			dec.Blocking = append(dec.Blocking, guard.Block{
 				Path: paths[i],
 				Reason: fmt.Sprintf("%s is a publication marker, a local control file that is never committed; unstage it with `git rm --cached -- %s` (guard install keeps it in .git/info/exclude)",

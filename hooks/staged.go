@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path"
-	"strings"
 )
 
 // Change is one staged path and git's status letter for it (A added, C copied,
@@ -84,20 +82,3 @@ func parseNameStatusZ(out []byte) ([]Change, error) {
 	return changes, nil
 }
 
-// markerNames are the publication markers that must never be committed
-// (CONTRACT.md section 5).
-var markerNames = []string{"PRIVATE.txt", "PUBLIC.txt"}
-
-// IsMarker reports whether a path's file name is a publication marker. The name is
-// compared case-insensitively: on a case-insensitive file system `private.txt` is the
-// same file, and a near-miss is more likely a mistake than a different file (fail
-// closed).
-func IsMarker(p string) bool {
-	base := path.Base(strings.ReplaceAll(p, `\`, "/"))
-	for _, m := range markerNames {
-		if strings.EqualFold(base, m) {
-			return true
-		}
-	}
-	return false
-}

@@ -217,11 +217,13 @@ func writeExecutable(path string, data []byte) error {
 	return nil
 }
 
-// excludeLines keep the publication markers out of commits without touching the
-// tracked .gitignore: they are local control files of this clone.
-var excludeLines = []string{"PRIVATE.txt", "PUBLIC.txt"}
+// excludeLines keep local control files out of commits without touching the tracked
+// .gitignore: the publication markers, and the OS-lock files that team-lock edits
+// hold beside a team lock (never deleted, as the reference does; the team lock itself
+// stays visible).
+var excludeLines = []string{guard.PrivateMarkerName, guard.PublicMarkerName, "LOCK.team.*.txt.guard"}
 
-const excludeComment = "# guard: publication markers are local control files, never committed"
+const excludeComment = "# guard: local control files, never committed (publication markers, team-lock guards)"
 
 // addExcludes appends the markers to the exclude file unless it lists them already.
 func addExcludes(path string) (bool, error) {

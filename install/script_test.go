@@ -53,7 +53,7 @@ func TestAddExcludes(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, added)
 	data, _ := os.ReadFile(p)
-	assert.Equal(t, "*.log\n"+excludeComment+"\nPRIVATE.txt\nPUBLIC.txt\n", string(data))
+	assert.Equal(t, "*.log\n"+excludeComment+"\nPRIVATE.txt\nPUBLIC.txt\nLOCK.team.*.txt.guard\n", string(data))
 }
 
 func FuzzRecordedExecutable(f *testing.F) {
