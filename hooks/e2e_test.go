@@ -708,6 +708,23 @@ func TestPrePush(t *testing.T) {
 		assert.Equal(t, 0, r.code, r.stderr)
 	})
 
+	t.Run("an annotated tag on commits the remote lacks publishes their paths", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		bare := w.remote(dir)
+		w.install(dir)
+		write(t, dir, "locked/tracked", "v2\n")
+		w.git(dir, "add", "locked/tracked")
+		w.commitNoVerify(dir, "touch locked")
+		w.git(dir, "tag", "-a", "-m", "release", "v2.0.0")
+		lock(t, dir, "locked/LOCK.txt", "")
+		r := w.gitCode(dir, nil, "push", "origin", "v2.0.0")
+		assert.Equal(t, 1, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "blocked: "+filepath.Join(dir, "locked", "tracked"))
+		assert.Equal(t, "", w.remoteRef(bare, "refs/tags/v2.0.0"))
+	})
+
 	t.Run("a tag of a tree is checked at the repository root only", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)

@@ -71,8 +71,11 @@ func ParseRefLines(r io.Reader) ([]RefUpdate, error) {
 	return ups, nil
 }
 
-// presentCommits reports which of the given object names are commits this repository
-// has, with one `git cat-file --batch-check`.
+// presentCommits reports which of the given object names this repository has and can
+// peel to a commit (an annotated tag of a commit counts: pushing it publishes that
+// commit's history), with one `git cat-file --batch-check`. git answers one line per
+// input line, in order, naming the peeled object; the answers are keyed by the names
+// asked about.
 func presentCommits(ctx context.Context, g Git, shas []string) (map[string]bool, error) {
 	have := map[string]bool{}
 	if len(shas) == 0 {
@@ -86,10 +89,13 @@ func presentCommits(ctx context.Context, g Git, shas []string) (map[string]bool,
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 3 && f[1] == "commit" {
-			have[f[0]] = true
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(shas) {
+		return nil, fmt.Errorf("git cat-file --batch-check: %d answers for %d objects", len(lines), len(shas))
+	}
+	for i, line := range lines {
+		if f := strings.Fields(line); len(f) == 3 && f[1] == "commit" {
+			have[shas[i]] = true
 		}
 	}
 	return have, nil
