@@ -77,7 +77,6 @@ func TestParseNameStatusZ(t *testing.T) {
 	require.Error(t, err)
 }
 
-
 func FuzzParseRefLines(f *testing.F) {
 	f.Add("refs/heads/main " + shaA + " refs/heads/main " + shaB + "\n")
 	f.Add("(delete) " + zero + " refs/heads/b " + shaB + "\n\n")

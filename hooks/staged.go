@@ -81,4 +81,3 @@ func parseNameStatusZ(out []byte) ([]Change, error) {
 	}
 	return changes, nil
 }
-
