@@ -52,14 +52,15 @@ type Lock struct {
 	ContentUser bool
 
 	// ReadErr is set when the file exists but could not be read; such a lock is still
-	// reported and still stops (fail closed), with fields empty.
+	// reported and still stops, never expiring (fail closed), with fields empty.
 	ReadErr error
 }
 
 // ReadLock reads the lock file at path (whose base name must classify as a lock),
-// reading local times in loc. A lock file that cannot be read is still returned, with
-// ReadErr set; err is non-nil only when the file does not exist, is not a regular
-// file, or is not a lock name.
+// reading local times in loc. A lock file that cannot be read (or not even stat'ed, as
+// in a directory that may be listed but not searched) is still returned, with ReadErr
+// set; err is non-nil only when the file does not exist, is not a regular file, or is
+// not a lock name.
 func ReadLock(path string, loc *time.Location) (*Lock, error) {
 	name, ok := Classify(filepath.Base(path))
 	if !ok {
@@ -70,8 +71,12 @@ func ReadLock(path string, loc *time.Location) (*Lock, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	st, err := os.Stat(abs)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	if err != nil {
+		// The name is listed, so something is there: it stops (fail closed).
+		return newLock(name, abs, nil, err, time.Time{}, loc), nil
 	}
 	if !st.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read lock", Path: abs, Err: errors.New("not a regular file")}
@@ -180,10 +185,11 @@ func (l *Lock) Protected() bool {
 }
 
 // ExpiresAt returns the moment the lock expires, and false when it never expires by
-// time (protected, legacy, an until lock without a usable not_before).
+// time (protected, legacy, an until lock without a usable not_before, or a file that
+// could not be read: its lifetime and kind are unknown, so it holds, fail closed).
 func (l *Lock) ExpiresAt() (time.Time, bool) {
 	switch {
-	case l.Ambiguous, l.Kind == Legacy, l.Kind == User, l.Kind == Condition:
+	case l.ReadErr != nil, l.Ambiguous, l.Kind == Legacy, l.Kind == User, l.Kind == Condition:
 		return time.Time{}, false
 	case l.Kind == Until:
 		if l.NotBefore == nil || !l.untilReleasesAtDeadline() {

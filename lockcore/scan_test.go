@@ -314,3 +314,18 @@ func TestScanWalksANestedRootThatTheOuterRootSkips(t *testing.T) {
 	res = lockcore.Scan(roots, lockcore.ScanOptions{})
 	assert.Equal(t, []string{"LOCK.txt", "build/out/LOCK.txt"}, relPaths(t, base, res.Locks), "each lock once")
 }
+
+func TestScanKeepsALockInADirectoryThatCanBeListedButNotSearched(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
+		t.Skip("needs root to run the scan as an unprivileged user")
+	}
+	root := t.TempDir()
+	mkTree(t, root, map[string]string{"listable/LOCK.txt": "owner: secret"})
+	listable := filepath.Join(root, "listable")
+	// Others may read the names in it but not stat them.
+	require.NoError(t, os.Chmod(listable, 0o754))
+
+	locks, unreadable := scanAsNobody(t, root)
+	assert.Equal(t, []string{filepath.Join(listable, "LOCK.txt")}, locks, "a lock whose file cannot be stat'ed still stops (fail closed)")
+	assert.Empty(t, unreadable)
+}
