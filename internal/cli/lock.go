@@ -272,13 +272,17 @@ func orDot(p string) string {
 // or the lock the naming flags give in DIR (default: the current directory).
 func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error) {
 	p := absUnder(env.Dir, orDot(arg))
-	if st, err := os.Lstat(p); err == nil && !st.IsDir() {
-		if !lockcore.IsLockName(filepath.Base(p)) {
+	lst, lerr := os.Lstat(p)
+	switch {
+	case lockcore.IsLockName(filepath.Base(p)) && (lerr != nil || !lst.IsDir()):
+		// A lock file, there or not (ErrNoLock names it), or a symlink or other
+		// entry in its place, which Release and Renew refuse to follow.
+		return p, nil
+	case lerr == nil && !lst.IsDir():
+		// A symlink to a directory is that DIR; anything else is not a lock file.
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
 			return "", guard.Exitf(guard.ExitUsage, "%s: %s is not a lock file", cmd, p)
 		}
-		return p, nil
-	} else if err != nil && lockcore.IsLockName(filepath.Base(p)) {
-		return p, nil // a lock file that is not there: ErrNoLock names it
 	}
 	kind, err := n.kind()
 	if err != nil {
