@@ -500,15 +500,8 @@ func updateBody(data []byte, now time.Time, given map[string]string) ([]byte, []
 		}
 		set[k] = v
 	}
-	old := map[string]string{}
-	for _, line := range splitKeepEnds(strings.TrimPrefix(string(data), "\ufeff")) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
-			k = strings.ToLower(strings.TrimSpace(k))
-			if _, dup := old[k]; !dup {
-				old[k] = strings.TrimSpace(v)
-			}
-		}
-	}
+	// The values as every reader sees them (the last duplicate wins).
+	old := ParseFields(data).Values
 	var updated []string
 	for _, k := range updatableFields {
 		if v, ok := set[k]; ok && old[k] != v {

@@ -158,3 +158,24 @@ func TestAcquireAgainMovesAnUntilLocksMoment(t *testing.T) {
 	assert.Contains(t, body, "\nnot_before: 2027-02-01T09:00\n")
 	assert.NotContains(t, body, "expires_after")
 }
+
+func TestUpdateBodyReportsOnlyFieldsWhoseValueAsReadChanges(t *testing.T) {
+	now := t0
+	tests := []struct {
+		name  string
+		body  string
+		given map[string]string
+		want  []string
+	}{
+		{"a duplicate key is read as its last value, as ParseFields does", "owner: a\npurpose: old\npurpose: current\n", map[string]string{"purpose": "current"}, nil},
+		{"a duplicate key whose last value differs is updated", "owner: a\npurpose: current\npurpose: old\n", map[string]string{"purpose": "current"}, []string{"purpose"}},
+		{"a key written in capitals is the same key", "owner: a\nPURPOSE: same\n", map[string]string{"purpose": "same"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, updated, err := updateBody([]byte(tc.body), now, tc.given)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, updated)
+		})
+	}
+}
