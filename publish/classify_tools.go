@@ -181,7 +181,7 @@ func classifyNpm(rest []string, dir string) Classification {
 	if len(pos) == 0 {
 		return nothing(base, "npm without a subcommand publishes nothing", "npm")
 	}
-	switch pos[0] {
+	switch npmCommand(pos[0]) {
 	case "publish":
 		c := known(OpRegistryUpload, "npm publish uploads the package to the registry", jsProjectDir(base, dir, pos[1:], a), "npm", "publish")
 		if a.flag("--dry-run") {
@@ -199,6 +199,18 @@ func classifyNpm(rest []string, dir string) Classification {
 		return nothing(base, "npm access without public publishes nothing", "npm", "access")
 	}
 	return nothing(base, fmt.Sprintf("npm %s publishes nothing (scripts it runs are not inspected; use prepublishOnly: guard preflight)", pos[0]), "npm", pos[0])
+}
+
+// npmCommand is the command an npm subcommand word names, for the commands that
+// publish: npm accepts any unambiguous prefix of a command's name (npm pub is npm
+// publish, npm acc is npm access).
+func npmCommand(w string) string {
+	for _, full := range []string{"publish", "access"} {
+		if len(w) >= 2 && strings.HasPrefix(full, w) {
+			return full
+		}
+	}
+	return w
 }
 
 // jsProjectDir is the package a JS publish acts on: a folder given as argument, a
