@@ -28,15 +28,20 @@ var unitSeconds = map[string]int64{"s": 1, "m": 60, "h": 3600, "d": 86400}
 // exact moment.
 func ParseDuration(v string) (d time.Duration, ok, overflow bool) {
 	secs, ok, overflow := parseLifetime(v)
+	return lifetimeDuration(secs, ok, overflow), ok, overflow
+}
+
+// lifetimeDuration is ParseDuration's d for what parseLifetime returned.
+func lifetimeDuration(secs int64, ok, overflow bool) time.Duration {
 	switch {
 	case !ok:
-		return DefaultExpiry, false, false
+		return DefaultExpiry
 	case overflow:
-		return 0, true, true
+		return 0
 	case secs > int64(math.MaxInt64/time.Second):
-		return time.Duration(math.MaxInt64), true, false
+		return time.Duration(math.MaxInt64)
 	}
-	return time.Duration(secs) * time.Second, true, false
+	return time.Duration(secs) * time.Second
 }
 
 // parseLifetime returns the lifetime in seconds.
@@ -53,12 +58,12 @@ func parseLifetime(v string) (secs int64, ok, overflow bool) {
 	return n * unit, true, false
 }
 
-// addLifetime returns created + secs. ok is always true: a moment past the
+// addLifetime returns created + secs, exact beyond a time.Duration. A moment past the
 // reference's calendar (year 9999) is still a moment in the future, and CONTRACT.md
 // defines expiry as now > created + expires_after, so such a lock is not expired
 // (the reference would overflow and call it expired; guard fails closed instead).
-func addLifetime(created time.Time, secs int64) (time.Time, bool) {
-	return created.AddDate(0, 0, int(secs/86400)).Add(time.Duration(secs%86400) * time.Second), true
+func addLifetime(created time.Time, secs int64) time.Time {
+	return created.AddDate(0, 0, int(secs/86400)).Add(time.Duration(secs%86400) * time.Second)
 }
 
 // timeRE is the reference's created layouts (%Y-%m-%d[ %H:%M[:%S]] after every T became

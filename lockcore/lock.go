@@ -119,12 +119,12 @@ func newLock(name Name, path string, data []byte, rerr error, modTime time.Time,
 	} else {
 		l.Created, l.CreatedSource = l.ModTime, "mtime"
 	}
-	l.ExpiresAfter, _, l.expiryOverflow = ParseDuration(get("expires_after"))
-	if secs, ok, _ := parseLifetime(get("expires_after")); ok {
-		l.lifetime = secs
-	} else {
-		l.lifetime = int64(DefaultExpiry / time.Second)
+	secs, ok, overflow := parseLifetime(get("expires_after"))
+	l.ExpiresAfter, l.expiryOverflow = lifetimeDuration(secs, ok, overflow), overflow
+	if !ok {
+		secs = int64(DefaultExpiry / time.Second)
 	}
+	l.lifetime = secs
 	if v, ok := l.Fields.Values["not_before"]; ok {
 		if t, ok := ParseTime(v, loc); ok {
 			l.NotBefore = &t
@@ -197,13 +197,12 @@ func (l *Lock) ExpiresAt() (time.Time, bool) {
 		}
 		return *l.NotBefore, true
 	}
-	at, ok := addLifetime(l.Created, l.lifetime)
-	if l.expiryOverflow || !ok {
+	if l.expiryOverflow {
 		// The reference cannot represent this moment and treats the lock as already
 		// over.
 		return l.Created, true
 	}
-	return at, true
+	return addLifetime(l.Created, l.lifetime), true
 }
 
 // untilReleasesAtDeadline: with a release_condition the deadline alone releases an
@@ -221,20 +220,10 @@ func (l *Lock) Expired(now time.Time) bool {
 	if !ok {
 		return false
 	}
-	if l.Kind != Until && l.overflows() {
-		return true
+	if l.Kind != Until && l.expiryOverflow {
+		return true // a lifetime the reference cannot represent is already over there
 	}
 	return now.After(at)
-}
-
-// overflows reports whether created + expires_after lies beyond what the reference
-// can represent.
-func (l *Lock) overflows() bool {
-	if l.expiryOverflow {
-		return true
-	}
-	_, ok := addLifetime(l.Created, l.lifetime)
-	return !ok
 }
 
 // Active reports whether the lock still holds at now.
