@@ -115,13 +115,13 @@ func (a *analyzer) script(src, cwd string, depth int) string {
 // shell keywords and prefixes that do not change what the command after them is.
 var skipWords = map[string]bool{
 	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
-	"while": true, "until": true, "!": true, "{": true, "}": true, "time": true, "esac": true,
+	"while": true, "until": true, "!": true, "{": true, "}": true, "esac": true, "coproc": true,
 }
 
 // wrappers run the rest of their arguments as a command; the value is the options that
 // take an argument.
 var wrappers = map[string]string{
-	"sudo": "uUgCDhpr", "doas": "uC", "nohup": "", "command": "", "exec": "a", "nice": "n",
+	"nohup": "", "command": "", "exec": "a", "nice": "n",
 	"ionice": "cnp", "stdbuf": "ioe", "builtin": "", "chronic": "",
 }
 
@@ -134,6 +134,8 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 	}
 	words := st.Words
 	full := joinWords(words)
+	// env -C and sudo -D move only the command they run: later commands run in after.
+	after := cwd
 	// Leading assignments, keywords and wrappers.
 	for len(words) > 0 {
 		w := words[0]
@@ -141,17 +143,26 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 		case !w.Dynamic && skipWords[w.Text]:
 			words = words[1:]
 			continue
+		case w.Text == "time" && !w.Dynamic:
+			words = skipOptions(words[1:], "")
+			continue
 		case isAssignment(w.Text):
 			words = words[1:]
 			continue
 		case w.Text == "env" && !w.Dynamic:
-			words = words[1:]
-			for len(words) > 0 && (isAssignment(words[0].Text) || strings.HasPrefix(words[0].Text, "-")) {
-				if words[0].Text == "-u" || words[0].Text == "-C" || words[0].Text == "-S" {
-					words = words[1:]
+			var script *shellWord
+			words, cwd, script = a.env(words[1:], cwd)
+			if script != nil {
+				if script.Dynamic {
+					a.note("the command of " + quoteCmd(full) + " is only known when it runs")
+				} else {
+					a.script(script.Text, cwd, depth+1)
 				}
-				words = words[1:]
+				return after
 			}
+			continue
+		case (w.Text == "sudo" || w.Text == "doas") && !w.Dynamic:
+			words, cwd = a.sudo(words[1:], cwd)
 			continue
 		case w.Text == "timeout" && !w.Dynamic:
 			words = skipOptions(words[1:], "ks")
@@ -167,13 +178,13 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 		break
 	}
 	if len(words) == 0 {
-		return cwd
+		return after
 	}
 	text := joinWords(words)
 	a.out.Segments = append(a.out.Segments, Segment{Text: text, Dir: cwd, Full: full})
 	if words[0].Dynamic {
 		a.note("the command name of " + quoteCmd(text) + " is only known when it runs")
-		return cwd
+		return after
 	}
 	name := filepath.Base(words[0].Text)
 	args := words[1:]
@@ -282,7 +293,90 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 	case "eval", "source", ".", "xargs":
 		a.note(quoteCmd(text) + " runs commands guard cannot read in advance")
 	}
-	return cwd
+	return after
+}
+
+// chdir is the directory a wrapper's directory option (env -C, sudo -D) names, or ""
+// when it cannot be located (the command's targets are then noted, not guessed).
+func (a *analyzer) chdir(w shellWord, cwd string) string {
+	if p, ok := a.resolve(w, cwd); ok && !w.Glob {
+		return p
+	}
+	return ""
+}
+
+// env skips env's options and assignments and returns the command it runs and the
+// directory it runs in (-C, --chdir); script is the string of -S / --split-string,
+// which env splits into the command itself.
+func (a *analyzer) env(words []shellWord, cwd string) (rest []shellWord, dir string, script *shellWord) {
+	for len(words) > 0 {
+		w := words[0]
+		t := w.Text
+		switch {
+		case t == "--":
+			return words[1:], cwd, nil
+		case t == "-C" || t == "--chdir":
+			if len(words) > 1 {
+				cwd = a.chdir(words[1], cwd)
+				words = words[1:]
+			}
+		case strings.HasPrefix(t, "--chdir="):
+			w.Text = strings.TrimPrefix(t, "--chdir=")
+			cwd = a.chdir(w, cwd)
+		case t == "-S" || t == "--split-string":
+			if len(words) > 1 {
+				return nil, cwd, &words[1]
+			}
+		case strings.HasPrefix(t, "--split-string="):
+			w.Text = strings.TrimPrefix(t, "--split-string=")
+			return nil, cwd, &w
+		case t == "-u" || t == "--unset":
+			if len(words) > 1 {
+				words = words[1:]
+			}
+		case isAssignment(t) || strings.HasPrefix(t, "-") && t != "-":
+		default:
+			return words, cwd, nil
+		}
+		words = words[1:]
+	}
+	return words, cwd, nil
+}
+
+// sudoValued are the options of sudo and doas that take a value.
+var sudoValued = map[string]bool{
+	"-u": true, "-U": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true, "-r": true,
+	"-t": true, "-R": true, "-T": true, "--user": true, "--other-user": true, "--group": true,
+	"--close-from": true, "--chdir": true, "--host": true, "--prompt": true, "--role": true,
+	"--type": true, "--chroot": true, "--command-timeout": true,
+}
+
+// sudo skips sudo's (or doas's) options and returns the command it runs and the
+// directory it runs in (-D, --chdir).
+func (a *analyzer) sudo(words []shellWord, cwd string) ([]shellWord, string) {
+	for len(words) > 0 {
+		w := words[0]
+		t := w.Text
+		switch {
+		case t == "--":
+			return words[1:], cwd
+		case !strings.HasPrefix(t, "-") || t == "-":
+			return words, cwd
+		case strings.HasPrefix(t, "--chdir="):
+			w.Text = strings.TrimPrefix(t, "--chdir=")
+			cwd = a.chdir(w, cwd)
+		case len(t) > 2 && strings.HasPrefix(t, "-D"):
+			w.Text = t[2:]
+			cwd = a.chdir(w, cwd)
+		case sudoValued[t] && len(words) > 1:
+			if t == "-D" || t == "--chdir" {
+				cwd = a.chdir(words[1], cwd)
+			}
+			words = words[1:]
+		}
+		words = words[1:]
+	}
+	return words, cwd
 }
 
 // optionArgs lists, per command, the short options that take an argument.
@@ -357,7 +451,27 @@ func (a *analyzer) git(args []shellWord, cwd, text string) {
 			cwd = p
 			args = args[2:]
 			continue
-		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
+		case t == "--work-tree" || strings.HasPrefix(t, "--work-tree="):
+			// The working tree is where checkout, reset and the like write.
+			w := args[0]
+			n := 1
+			if t == "--work-tree" {
+				if len(args) < 2 {
+					return
+				}
+				w, n = args[1], 2
+			} else {
+				w.Text = strings.TrimPrefix(t, "--work-tree=")
+			}
+			p, ok := a.resolve(w, cwd)
+			if !ok {
+				a.note("the working tree of " + quoteCmd(text) + " is only known when it runs")
+				return
+			}
+			cwd = p
+			args = args[n:]
+			continue
+		case t == "-c" || t == "--git-dir" || t == "--namespace":
 			if len(args) < 2 {
 				return
 			}
