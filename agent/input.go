@@ -64,6 +64,7 @@ type Call struct {
 // closed) and says why.
 type MalformedError struct{ Reason string }
 
+// Error says what is wrong with the input.
 func (e *MalformedError) Error() string { return "malformed hook input: " + e.Reason }
 
 func malformed(format string, args ...any) error {

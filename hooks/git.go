@@ -35,6 +35,7 @@ type GitError struct {
 	Err    error
 }
 
+// Error names the git command and gives git's message (its stderr, else the exec error).
 func (e *GitError) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" {
@@ -43,6 +44,7 @@ func (e *GitError) Error() string {
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
 }
 
+// Unwrap returns the exec error, so that errors.As finds an *exec.ExitError.
 func (e *GitError) Unwrap() error { return e.Err }
 
 // Run runs git with args and returns its stdout. A non-zero exit is a *GitError that

@@ -26,6 +26,8 @@ func (u RefUpdate) Tag() bool {
 	return strings.HasPrefix(u.RemoteRef, "refs/tags/") || strings.HasPrefix(u.LocalRef, "refs/tags/")
 }
 
+// String names the update for messages and the bypass log: "<local ref> -> <remote
+// ref>", or "delete <remote ref>".
 func (u RefUpdate) String() string {
 	if u.Deletion() {
 		return "delete " + u.RemoteRef

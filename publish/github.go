@@ -261,11 +261,13 @@ type RateLimitedError struct {
 	Err    error
 }
 
+// Error says how long GitHub asked to wait and how much of the budget was spent.
 func (e *RateLimitedError) Error() string {
 	return fmt.Sprintf("GitHub rate limit: asked to wait %s more after %s already waited (limit of the wait reached): %v",
 		e.Wait.Round(time.Second), e.Waited.Round(time.Second), e.Err)
 }
 
+// Unwrap returns the API error that reported the limit.
 func (e *RateLimitedError) Unwrap() error { return e.Err }
 
 // do runs call, waiting out rate limits while the budget lasts.

@@ -24,10 +24,12 @@ type OwnerError struct {
 	Err   error
 }
 
+// Error names the owner and turns the API failure into advice.
 func (e *OwnerError) Error() string {
 	return fmt.Sprintf("owner %s: %s", e.Owner, describeAPIError(e.Err, e.Owner))
 }
 
+// Unwrap returns the API failure.
 func (e *OwnerError) Unwrap() error { return e.Err }
 
 // describeAPIError turns an API failure into advice.
