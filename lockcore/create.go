@@ -202,7 +202,7 @@ func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, forc
 		if !force {
 			return nil, false, &fs.PathError{Op: "lock", Path: path, Err: fmt.Errorf("%w (%s); remove it or use --force", ErrNotRegular, st.Mode().Type())}
 		}
-		return replaceIf(spec, path, expect{nonRegular: true}, 0, Replaced, now, loc)
+		return replaceIf(spec, path, expect{nonRegular: true}, nil, Replaced, now, loc)
 	}
 	data, modTime, err := readNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
@@ -213,38 +213,40 @@ func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, forc
 			return nil, false, err
 		}
 		// Force replaces even a lock it cannot read.
-		return replaceIf(spec, path, expect{anyFile: true}, 0, Replaced, now, loc)
+		return replaceIf(spec, path, expect{anyFile: true}, nil, Replaced, now, loc)
 	}
 	cur, _ := ParseLock(path, data, modTime, loc)
-	prevFence, _ := cur.Fence()
 	switch {
-	case cur.ReadErr == nil && cur.Owner == spec.Owner && cur.Active(now):
+	case cur.Owner == spec.Owner && cur.Active(now):
 		nb, updated, err := updateBody(data, now, spec.given(cur.Kind))
 		if err != nil {
 			return nil, false, err
 		}
-		res, retry, err := swapIf(path, expect{data: data}, nb, Renewed, prevFence, cur, loc)
+		fence, _ := cur.Fence()
+		res, retry, err := swapIf(path, expect{data: data}, nb, Renewed, fence, cur, loc)
 		if res != nil {
 			res.Updated = updated
 		}
 		return res, retry, err
 	case force:
-		return replaceIf(spec, path, expect{data: data}, prevFence, Replaced, now, loc)
-	case cur.ReadErr == nil && cur.Expired(now):
-		return replaceIf(spec, path, expect{data: data}, prevFence, TookOver, now, loc)
-	case cur.ReadErr == nil && spec.Kind == Team && cur.Kind == Team:
+		return replaceIf(spec, path, expect{data: data}, cur, Replaced, now, loc)
+	case cur.Expired(now):
+		return replaceIf(spec, path, expect{data: data}, cur, TookOver, now, loc)
+	case spec.Kind == Team && cur.Kind == Team:
 		// The same name means the same host: the agents of one host share its team lock.
-		return &Acquired{Path: path, Action: Joined, Fence: prevFence, Lock: cur}, false, nil
+		fence, _ := cur.Fence()
+		return &Acquired{Path: path, Action: Joined, Fence: fence, Lock: cur}, false, nil
 	}
 	return nil, false, &ConflictError{Lock: cur, Reason: "held by another owner (use --force to replace it)"}
 }
 
 // replaceIf replaces the lock at path with a new one of spec, provided the entry is
-// still what was judged.
-func replaceIf(spec Spec, path string, expected expect, prevFence int64, action Action, now time.Time, loc *time.Location) (*Acquired, bool, error) {
-	var prev *Lock
-	if expected.data != nil {
-		prev, _ = ParseLock(path, expected.data, now, loc)
+// still what was judged: prev (nil when it could not be read), whose fence the new
+// one raises.
+func replaceIf(spec Spec, path string, expected expect, prev *Lock, action Action, now time.Time, loc *time.Location) (*Acquired, bool, error) {
+	var prevFence int64
+	if prev != nil {
+		prevFence, _ = prev.Fence()
 	}
 	fence := NewFence(prevFence, now)
 	return swapIf(path, expected, spec.Body(now, fence), action, fence, prev, loc)
