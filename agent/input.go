@@ -165,18 +165,18 @@ func stringField(input map[string]json.RawMessage, key string) (string, bool, er
 // requiredPath reads a path field that must be present and non-empty, made absolute
 // against cwd (Claude Code sends absolute paths; Gemini CLI may send relative ones).
 func requiredPath(input map[string]json.RawMessage, cwd string, keys ...string) (string, error) {
-	for _, key := range keys {
-		s, ok, err := stringField(input, key)
-		if err != nil {
-			return "", err
-		}
-		if ok && s != "" {
-			return absPath(s, cwd), nil
-		}
+	p, err := optionalPath(input, "", keys...)
+	switch {
+	case err != nil:
+		return "", err
+	case p == "":
+		return "", malformed("tool_input.%s is missing", keys[0])
 	}
-	return "", malformed("tool_input.%s is missing", keys[0])
+	return absPath(p, cwd), nil
 }
 
+// optionalPath reads the first non-empty path field of keys, made absolute against
+// cwd; without one it is cwd.
 func optionalPath(input map[string]json.RawMessage, cwd string, keys ...string) (string, error) {
 	for _, key := range keys {
 		s, ok, err := stringField(input, key)

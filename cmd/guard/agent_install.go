@@ -8,11 +8,19 @@ import (
 )
 
 func newAgentInstallCmd(env *guard.Env) *cobra.Command {
+	return newAgentSettingsCmd(env, "agent-install",
+		"Add guard's pre-tool hook to a coding agent's settings (structural JSON edit, backup kept, idempotent)",
+		agent.RunInstall)
+}
+
+// newAgentSettingsCmd builds agent-install and agent-uninstall, which differ only in
+// what they do to the settings file they both choose the same way.
+func newAgentSettingsCmd(env *guard.Env, name, short string, run func(agent.InstallOptions) error) *cobra.Command {
 	o := agent.InstallOptions{Env: env}
 	var project bool
 	cmd := &cobra.Command{
-		Use:   "agent-install claude|gemini|codex [--project | --user]",
-		Short: "Add guard's pre-tool hook to a coding agent's settings (structural JSON edit, backup kept, idempotent)",
+		Use:   name + " claude|gemini|codex [--project | --user]",
+		Short: short,
 		Long: `The settings file is the project's (.claude/settings.json, .gemini/settings.json or
 .codex/hooks.json at the repository root, or in the current directory outside a
 repository; the default) or the user's (--user: ~/.claude/settings.json, or
@@ -26,7 +34,7 @@ place. Before a change the previous file is kept beside it with .guard-backup ap
 				return guard.Exitf(guard.ExitUsage, "--project and --user exclude each other")
 			}
 			o.Agent = args[0]
-			return agent.RunInstall(o)
+			return run(o)
 		},
 	}
 	cmd.Flags().BoolVar(&project, "project", false, "edit the project's settings (default)")

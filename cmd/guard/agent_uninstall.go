@@ -8,29 +8,7 @@ import (
 )
 
 func newAgentUninstallCmd(env *guard.Env) *cobra.Command {
-	o := agent.InstallOptions{Env: env}
-	var project bool
-	cmd := &cobra.Command{
-		Use:   "agent-uninstall claude|gemini|codex [--project | --user]",
-		Short: "Remove guard's pre-tool hook (and only it) from a coding agent's settings",
-		Long: `The settings file is the project's (.claude/settings.json, .gemini/settings.json or
-.codex/hooks.json at the repository root, or in the current directory outside a
-repository; the default) or the user's (--user: ~/.claude/settings.json, or
-$CLAUDE_CONFIG_DIR/settings.json; ~/.gemini/settings.json; ~/.codex/hooks.json, or
-$CODEX_HOME/hooks.json). Only guard's own entry (a command running
-"<guard> agent-hook <agent>") is added or removed; every other key keeps its value and
-place. Before a change the previous file is kept beside it with .guard-backup appended.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if project && o.User {
-				return guard.Exitf(guard.ExitUsage, "--project and --user exclude each other")
-			}
-			o.Agent = args[0]
-			return agent.RunUninstall(o)
-		},
-	}
-	cmd.Flags().BoolVar(&project, "project", false, "edit the project's settings (default)")
-	cmd.Flags().BoolVar(&o.User, "user", false, "edit the user's settings")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
-	return cmd
+	return newAgentSettingsCmd(env, "agent-uninstall",
+		"Remove guard's pre-tool hook (and only it) from a coding agent's settings",
+		agent.RunUninstall)
 }
