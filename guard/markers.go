@@ -126,7 +126,7 @@ func FindMarkers(dir string) *Markers {
 		}
 	}
 	chain(dir)
-	if real := realPath(dir); real != dir {
+	if real := filepath.Join(resolveExisting(dir)); real != dir {
 		chain(real)
 	}
 	// The working trees of one repository are one project (CONTRACT.md section 2),
@@ -142,23 +142,6 @@ func FindMarkers(dir string) *Markers {
 		}
 	}
 	return ms
-}
-
-// realPath resolves the symbolic links of the deepest existing ancestor of dir and
-// keeps the rest as written.
-func realPath(dir string) string {
-	rest := ""
-	for d := dir; ; {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		rest = filepath.Join(filepath.Base(d), rest)
-		d = parent
-	}
 }
 
 // readMarker reads the marker at path; nil when there is none.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/guardlocks/guard/lockcore"
@@ -272,7 +273,8 @@ func (p *Policy) readDir(dir string) dirLocks {
 	}
 	locks, err := lockcore.ReadDir(dir, p.loc)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
+		// A path component that is a file, not a folder, hides no locks.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			err = nil
 		} else {
 			err = fmt.Errorf("could not read directory %s: %w", dir, err)

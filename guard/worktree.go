@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,20 +108,13 @@ func WorkingTrees(top string) []string {
 	return trees
 }
 
+// readSmall reads the first 4 KiB of a small git metadata file (.git, commondir,
+// gitdir).
 func readSmall(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	buf := make([]byte, 0, 256)
-	for len(buf) < 4096 {
-		b, err := r.ReadByte()
-		if err != nil {
-			break
-		}
-		buf = append(buf, b)
-	}
-	return buf, nil
+	return io.ReadAll(io.LimitReader(f, 4096))
 }
