@@ -67,10 +67,7 @@ func RunCheck(o CheckOptions) error {
 
 // repoRootOf returns the working-tree root above path ("" outside a repository).
 func repoRootOf(env *guard.Env, path string) string {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(env.Dir, path)
-	}
-	return guard.RepoTop(filepath.Clean(path))
+	return guard.RepoTop(absUnder(env.Dir, path))
 }
 
 // addMarkers adds to dec what the publication markers say of publishing each path's
@@ -82,11 +79,7 @@ func addMarkers(env *guard.Env, policy *guard.Policy, dec *guard.Decision, op st
 		seenWarn[w] = true
 	}
 	for _, raw := range paths {
-		abs := raw
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(env.Dir, abs)
-		}
-		abs = filepath.Clean(abs)
+		abs := absUnder(env.Dir, raw)
 		dir := abs
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 			dir = filepath.Dir(abs)

@@ -110,7 +110,7 @@ func RunLock(o LockOptions) error {
 	if o.Team != "" && o.Host != "" && o.Host != o.Team {
 		return guard.Exitf(guard.ExitUsage, "lock: --host %q differs from --team %q (a team lock's host is its team host)", o.Host, o.Team)
 	}
-	dir := absUnder(env.Dir, orDot(o.Dir))
+	dir := absUnder(env.Dir, o.Dir)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return guard.Exitf(guard.ExitUsage, "lock: %s is not a directory", dir)
 	}
@@ -261,17 +261,10 @@ func lockRefusal(err error) error {
 	return guard.Exitf(guard.ExitUsage, "lock: %w", err)
 }
 
-func orDot(p string) string {
-	if p == "" {
-		return "."
-	}
-	return p
-}
-
 // resolveTarget finds the lock file that unlock and renew act on: a LOCKFILE argument,
 // or the lock the naming flags give in DIR (default: the current directory).
 func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error) {
-	p := absUnder(env.Dir, orDot(arg))
+	p := absUnder(env.Dir, arg)
 	lst, lerr := os.Lstat(p)
 	switch {
 	case lockcore.IsLockName(filepath.Base(p)) && (lerr != nil || !lst.IsDir()):

@@ -82,6 +82,7 @@ func cacheDir(env *guard.Env, rc *lockcore.RootsConfig) string {
 	return env.Dir
 }
 
+// absUnder is p made absolute against base (an empty p is base), cleaned.
 func absUnder(base, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)

@@ -32,10 +32,7 @@ type StatusJSON struct {
 // closed). A Dir that does not exist is exit 2.
 func RunStatus(o StatusOptions) error {
 	env := o.Env
-	dir := env.Dir
-	if o.Dir != "" {
-		dir = absUnder(env.Dir, o.Dir)
-	}
+	dir := absUnder(env.Dir, o.Dir)
 	st, err := os.Stat(dir)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "status: %w", err)

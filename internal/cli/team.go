@@ -90,13 +90,7 @@ type TeamMessageJSON struct {
 // (nothing was written); 2: bad input or a guard file that stayed locked.
 func RunTeam(o TeamOptions) error {
 	env := o.Env
-	dir := o.Dir
-	if dir == "" {
-		dir = env.Dir
-	} else if !filepath.IsAbs(dir) {
-		dir = filepath.Join(env.Dir, dir)
-	}
-	dir = filepath.Clean(dir)
+	dir := absUnder(env.Dir, o.Dir)
 	cfg, err := guard.FindConfig(dir)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "team: %w", err)
