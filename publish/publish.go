@@ -71,11 +71,8 @@ func RunPublish(opts PublishOptions) error {
 		return exitWith(code)
 	}
 
-	pcfg, err := guard.FindConfig(c.ProjectDir)
-	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
-	}
-	d, err := guard.CheckPublication(guard.NewPolicy(env, opts.Identity), c.ProjectDir, c.Op, pcfg)
+	// The project's own .guard.toml (require_public) governs: CheckPublication reads it.
+	d, err := guard.CheckPublication(guard.NewPolicy(env, opts.Identity), c.ProjectDir, c.Op, nil)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
