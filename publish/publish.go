@@ -14,7 +14,8 @@ import (
 
 // PublishOptions are the inputs of `guard publish`.
 type PublishOptions struct {
-	Env      *guard.Env
+	Env *guard.Env
+	// Identity is who publishes (zero: resolved from the environment and .guard.toml).
 	Identity guard.Identity
 	// Args is the wrapped command, program first.
 	Args []string
@@ -42,6 +43,9 @@ func RunPublish(opts PublishOptions) error {
 	cfg, err := guard.FindConfig(env.Dir)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+	}
+	if opts.Identity == (guard.Identity{}) {
+		opts.Identity = guard.ResolveIdentity(env, "", "", cfg)
 	}
 	c, err := Classify(opts.Args, env.Dir, cfg)
 	if err != nil {

@@ -24,11 +24,6 @@ COMMAND with its own stdin, stdout, stderr and exit code, then the PUBLIC.txt ch
 guard cannot classify is refused (2) with the .guard.toml line that would map it.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := guard.FindConfig(env.Dir)
-			if err != nil {
-				return &guard.ExitError{Code: guard.ExitUsage, Err: err}
-			}
-			o.Identity = guard.ResolveIdentity(env, "", "", cfg)
 			o.Args = args
 			o.Environ = os.Environ()
 			// guard stays alive while the command runs, so that it can pass the
