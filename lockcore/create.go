@@ -156,6 +156,9 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 		return nil, err
 	}
 	defer unlock()
+	// The same lock under another spelling (lock.txt for LOCK.txt) is this lock: it is
+	// renewed, taken over or refused as such, never joined by a second file.
+	path = ExistingLockPath(path)
 	warnings, err := respect(spec, path, now, loc, opt)
 	if err != nil {
 		return nil, err

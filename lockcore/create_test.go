@@ -309,3 +309,34 @@ func assertNoScratch(t *testing.T, dir string) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestAcquireMatchesTheLockNameIgnoringCase(t *testing.T) {
+	tests := []struct {
+		name   string
+		onDisk string
+		owner  string
+		force  bool
+		action Action
+	}{
+		{"the owner claiming again renews lock.txt instead of writing LOCK.txt beside it", "lock.txt", "alice", false, Renewed},
+		{"--force replaces someone else's LOCK.TXT instead of being refused by it", "LOCK.TXT", "bob", true, Replaced},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			other := spec(dir)
+			other.Owner = tc.owner
+			p := filepath.Join(dir, tc.onDisk)
+			require.NoError(t, os.WriteFile(p, other.Body(t0, 7), 0o644))
+
+			res, err := Acquire(spec(dir), AcquireOptions{Now: t0.Add(time.Minute), Force: tc.force})
+			require.NoError(t, err)
+			assert.Equal(t, tc.action, res.Action)
+			assert.Equal(t, p, res.Path)
+			names, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Len(t, names, 1, "one lock of that name, not two")
+			assert.Equal(t, tc.onDisk, names[0].Name())
+		})
+	}
+}

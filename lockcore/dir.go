@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -41,4 +42,35 @@ func ReadDir(dir string, loc *time.Location) ([]*Lock, error) {
 	}
 	sort.Slice(locks, func(i, j int) bool { return locks[i].File < locks[j].File })
 	return locks, nil
+}
+
+// ExistingLockPath returns the path of the lock file that path names as it is spelled
+// on disk: lock names are matched case-insensitively on every file system (CONTRACT.md
+// section 7), so `LOCK.txt` names a `lock.txt` that is there. It returns path itself
+// when that exists, or when no lock file in its directory has its name in another
+// case; of several spellings, the first in byte order.
+func ExistingLockPath(path string) string {
+	if _, err := os.Lstat(path); err == nil {
+		return path
+	}
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	f, err := os.Open(dir)
+	if err != nil {
+		return path
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return path
+	}
+	found := ""
+	for _, n := range names {
+		if strings.EqualFold(n, base) && IsLockName(n) && (found == "" || n < found) {
+			found = n
+		}
+	}
+	if found == "" {
+		return path
+	}
+	return filepath.Join(dir, found)
 }
