@@ -262,7 +262,8 @@ func lockRefusal(err error) error {
 }
 
 // resolveTarget finds the lock file that unlock and renew act on: a LOCKFILE argument,
-// or the lock the naming flags give in DIR (default: the current directory).
+// or the lock the naming flags give in DIR (default: the current directory), spelled
+// as it is on disk (names match ignoring case).
 func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error) {
 	p := absUnder(env.Dir, arg)
 	lst, lerr := os.Lstat(p)
@@ -270,7 +271,7 @@ func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error
 	case lockcore.IsLockName(filepath.Base(p)) && (lerr != nil || !lst.IsDir()):
 		// A lock file, there or not (ErrNoLock names it), or a symlink or other
 		// entry in its place, which Release and Renew refuse to follow.
-		return p, nil
+		return lockcore.ExistingLockPath(p), nil
 	case lerr == nil && !lst.IsDir():
 		// A symlink to a directory is that DIR; anything else is not a lock file.
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
@@ -288,7 +289,7 @@ func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error
 	if err := spec.Validate(); err != nil {
 		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	return spec.Path(), nil
+	return lockcore.ExistingLockPath(spec.Path()), nil
 }
 
 // otherLocks lists the locks beside path, for a "no such lock" message that shows

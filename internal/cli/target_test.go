@@ -40,3 +40,38 @@ func TestUnlockAndRenewTakeASymlinkedDirectoryAsTheDIR(t *testing.T) {
 		})
 	}
 }
+
+func TestUnlockAndRenewMatchTheLockNameIgnoringCase(t *testing.T) {
+	tests := []struct {
+		name   string
+		onDisk string
+		target string
+		naming LockNaming
+	}{
+		{"--scope WEB names LOCK.web.txt", "LOCK.web.txt", "", LockNaming{Scope: "WEB"}},
+		{"the project lock is lock.txt when that is how it is spelled", "lock.txt", "", LockNaming{}},
+		{"a LOCKFILE argument in another case names the file on disk", "LOCK.txt", "LOCK.TXT", LockNaming{}},
+	}
+	for _, tc := range tests {
+		for _, cmd := range []string{"renew", "unlock"} {
+			t.Run(cmd+": "+tc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				p := filepath.Join(dir, tc.onDisk)
+				s := lockcore.Spec{Dir: dir, Kind: lockcore.Exclusive, Owner: "me", Host: "h", Expires: "1h"}
+				require.NoError(t, os.WriteFile(p, s.Body(lockT0, 1), 0o644))
+
+				env, out, errb := lockTestEnv(dir, lockcore.FixedClock(lockT0.Add(time.Minute)), nil)
+				var err error
+				if cmd == "renew" {
+					err = RunRenew(RenewOptions{Env: env, Target: tc.target, LockNaming: tc.naming, Owner: "me"})
+				} else {
+					err = RunUnlock(UnlockOptions{Env: env, Target: tc.target, LockNaming: tc.naming, Owner: "me"})
+				}
+				require.NoError(t, err, errb.String())
+				assert.Equal(t, p+"\n", out.String())
+				_, statErr := os.Stat(p)
+				assert.Equal(t, cmd == "unlock", os.IsNotExist(statErr))
+			})
+		}
+	}
+}
