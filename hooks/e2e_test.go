@@ -922,6 +922,17 @@ func TestDoctor(t *testing.T) {
 		assert.Contains(t, r.stdout, "pre-commit: installed (guard "+guardBin+")")
 		assert.Contains(t, r.stdout, "\nhealthy\n")
 	})
+	t.Run("an installed hook that is not executable is a problem: git does not run it", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		w.install(dir)
+		hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
+		require.NoError(t, os.Chmod(hook, 0o644))
+		r := w.guard(dir, "doctor")
+		assert.Equal(t, 1, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "problem: pre-commit hook "+hook+" is not executable, so git does not run it (run `guard install`)")
+	})
 	t.Run("an expired lock is reported as stale", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)

@@ -179,6 +179,9 @@ func examine(env *guard.Env, r repoInfo) RepoReport {
 		case "foreign":
 			problem("%s hook %s was not written by guard, so guard does not run (run `guard install`)", name, h.Path)
 		case "installed":
+			if !executable(h.Path) {
+				problem("%s hook %s is not executable, so git does not run it (run `guard install`)", name, h.Path)
+			}
 			if !h.GuardOK {
 				problem("%s hook cannot find guard: %s is gone and none is on PATH (reinstall guard, then `guard install`)", name, h.Guard)
 			}
