@@ -13,7 +13,7 @@ import (
 // relTo returns p relative to top with forward slashes (as annotations and the job
 // summary want), or p itself when it lies outside top.
 func relTo(top, p string) string {
-	if r, err := filepath.Rel(top, p); err == nil && !strings.HasPrefix(r, "..") {
+	if r, err := filepath.Rel(top, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(r)
 	}
 	return filepath.ToSlash(p)

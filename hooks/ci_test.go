@@ -431,3 +431,17 @@ func TestAnnotationEscaping(t *testing.T) {
 	assert.Equal(t, "a%25b%0D%0Ac", escapeData("a%b\r\nc"))
 	assert.Equal(t, "x%3Ay%2Cz%0A", escapeProperty("x:y,z\n"))
 }
+
+func TestRelToKeepsNamesThatOnlyStartWithTwoDots(t *testing.T) {
+	cases := []struct{ name, p, want string }{
+		{"a file inside the top is relative", "/top/a/b.txt", "a/b.txt"},
+		{"a file named ..env inside the top is relative too", "/top/..env", "..env"},
+		{"a path outside the top stays absolute", "/elsewhere/x", "/elsewhere/x"},
+		{"the parent of the top stays absolute", "/", "/"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, relTo("/top", tc.p))
+		})
+	}
+}
