@@ -496,7 +496,7 @@ func updateBody(data []byte, now time.Time, given map[string]string) ([]byte, []
 		if k == "expires_after" {
 			norm, ok := NormalizeDuration(v)
 			if !ok {
-				return nil, nil, fmt.Errorf("%w: expires %q is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)", ErrInvalid, v)
+				return nil, nil, fmt.Errorf("%w: expires %q %s", ErrInvalid, v, ExpiresProblem(v))
 			}
 			v = norm
 		}

@@ -179,3 +179,24 @@ func TestUpdateBodyReportsOnlyFieldsWhoseValueAsReadChanges(t *testing.T) {
 		})
 	}
 }
+
+func TestAnUnusableExpiresSaysWhatIsWrongWithIt(t *testing.T) {
+	tests := []struct {
+		name, expires, want string
+	}{
+		{"a value of another form is not <number><unit>", "soon", `expires "soon" is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)`},
+		{"a lifetime beyond 999999999 days is too long, not malformed", "1000000000d", `expires "1000000000d" is longer than the reference can represent (999999999 days; it would call the lock expired at once), so guard refuses it`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec(t.TempDir())
+			s.Expires = tc.expires
+			err := s.Validate()
+			require.ErrorIs(t, err, ErrInvalid)
+			assert.Equal(t, "invalid lock request: "+tc.want, err.Error())
+			_, _, err = updateBody([]byte("owner: alice\n"), t0, map[string]string{"expires_after": tc.expires})
+			require.ErrorIs(t, err, ErrInvalid)
+			assert.Equal(t, "invalid lock request: "+tc.want, err.Error())
+		})
+	}
+}

@@ -77,8 +77,8 @@ func (s Spec) Validate() error {
 		}
 	}
 	if s.Expires != "" {
-		if _, ok, overflow := ParseDuration(s.Expires); !ok || overflow {
-			return bad("expires %q is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)", s.Expires)
+		if p := ExpiresProblem(s.Expires); p != "" {
+			return bad("expires %q %s", s.Expires, p)
 		}
 	}
 	switch strings.ToLower(s.Mode) {
@@ -184,16 +184,26 @@ func (s Spec) Body(created time.Time, fence int64) []byte {
 // it cannot parse as 24h without a word, so guard refuses such a value instead of
 // writing it.
 func NormalizeDuration(v string) (string, bool) {
+	if ExpiresProblem(v) != "" {
+		return "", false
+	}
 	m := durationRE.FindStringSubmatch(v)
-	if m == nil {
-		return "", false
-	}
-	if _, ok, overflow := ParseDuration(v); !ok || overflow {
-		return "", false
-	}
 	n := strings.TrimLeft(m[1], "0")
 	if n == "" {
 		n = "0"
 	}
 	return n + strings.ToLower(m[2]), true
+}
+
+// ExpiresProblem says what makes v unusable as a lock's expires_after, as the end of
+// a sentence that starts with the value ("" when v is usable): not of the form
+// <number><s|m|h|d>, or longer than the reference can represent.
+func ExpiresProblem(v string) string {
+	switch _, ok, overflow := ParseDuration(v); {
+	case !ok:
+		return "is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)"
+	case overflow:
+		return "is longer than the reference can represent (999999999 days; it would call the lock expired at once), so guard refuses it"
+	}
+	return ""
 }

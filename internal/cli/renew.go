@@ -30,8 +30,8 @@ func RunRenew(o RenewOptions) error {
 		return err
 	}
 	if o.Expires != "" {
-		if _, ok, overflow := lockcore.ParseDuration(o.Expires); !ok || overflow {
-			return guard.Exitf(guard.ExitUsage, "renew: --expires %q is not <number><s|m|h|d> (the reference would silently read it as 24h, so guard refuses it)", o.Expires)
+		if p := lockcore.ExpiresProblem(o.Expires); p != "" {
+			return guard.Exitf(guard.ExitUsage, "renew: --expires %q %s", o.Expires, p)
 		}
 	}
 	cfg, err := guard.FindConfig(env.Dir)
