@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -319,20 +318,7 @@ func written(path string, action Action, fence int64, prev *Lock, loc *time.Loca
 
 // readNoFollow reads a lock file without following a symlink at its path.
 func readNoFollow(path string) ([]byte, time.Time, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, time.Time{}, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxLockFileSize))
-	return data, st.ModTime(), err
+	return readRegular(path, MaxLockFileSize, oNoFollow)
 }
 
 // respect applies the RESPECT rule before anything is written.

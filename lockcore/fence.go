@@ -3,13 +3,10 @@ package lockcore
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -67,7 +64,7 @@ func FenceStatus(lockPath string, myFence string, now time.Time, loc *time.Locat
 		return FenceLost, fmt.Sprintf("own fence %q is out of range", myFence)
 	}
 	name := filepath.Base(lockPath)
-	data, modTime, err := readOnce(lockPath)
+	data, modTime, err := readRegular(lockPath, MaxLockFileSize, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return FenceLost, "lock file is gone: " + name
@@ -91,26 +88,4 @@ func FenceStatus(lockPath string, myFence string, now time.Time, loc *time.Locat
 		return FenceLost, fmt.Sprintf("own grant expired: %s", name)
 	}
 	return FenceHeld, fmt.Sprintf("fence %d still current", mine)
-}
-
-// readOnce opens path (without blocking on a FIFO) and returns the bytes and mtime
-// of that one open file.
-func readOnce(path string) ([]byte, time.Time, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, time.Time{}, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxLockFileSize))
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	return data, st.ModTime(), nil
 }

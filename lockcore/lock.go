@@ -155,22 +155,34 @@ func contentUser(f Fields) bool {
 	return false
 }
 
-// readPrefix reads at most max bytes of the file without blocking on a FIFO that was
-// swapped in after the caller's stat.
+// readPrefix reads at most max bytes of the regular file at path.
 func readPrefix(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, _, err := readRegular(path, max, 0)
+	return data, err
+}
+
+// readRegular reads at most max bytes of the regular file at path and its
+// modification time, both from one open descriptor (so they describe one version of
+// the file), without blocking on a FIFO that was swapped in after a caller's stat.
+// flag adds open flags (oNoFollow: a symlink at path is an error, not followed).
+func readRegular(path string, max int64, flag int) ([]byte, time.Time, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flag, 0)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+		return nil, time.Time{}, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
 	}
-	return io.ReadAll(io.LimitReader(f, max))
+	data, err := io.ReadAll(io.LimitReader(f, max))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return data, st.ModTime(), nil
 }
 
 // Protected reports whether the lock is of a kind that never expires by time and is
