@@ -30,8 +30,9 @@ type Clone struct {
 
 // FindClones walks the roots for git working trees (a directory holding .git, a
 // folder or, for linked worktrees and submodules, a file) and reads their remotes with
-// go-git. It does not descend into a working tree it found. Trees it cannot read are
-// reported through warn and skipped.
+// go-git. It goes on below a working tree it found, within the depth, so that a
+// root kept in git itself (a home folder with its dotfiles) does not hide the clones
+// under it. Trees it cannot read are reported through warn and skipped.
 func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone {
 	skip := map[string]bool{}
 	for _, s := range append(append([]string{}, defaultSkipDirs...), skipDirs...) {
@@ -83,7 +84,6 @@ func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone
 						out = append(out, c)
 					}
 				}
-				return fs.SkipDir
 			}
 			if strings.Count(filepath.Clean(p), string(filepath.Separator))-base >= r.MaxDepth {
 				return fs.SkipDir

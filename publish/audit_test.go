@@ -517,6 +517,19 @@ func TestFindClonesFollowsASymlinkedRoot(t *testing.T) {
 	assert.Contains(t, warnings[0], "cannot read root "+filepath.Join(top, "missing"))
 }
 
+func TestFindClonesFindsClonesInsideAWorkingTree(t *testing.T) {
+	// A home folder kept in git (dotfiles) with the clones below it: the root's own
+	// working tree must not hide them.
+	top := t.TempDir()
+	gitClone(t, top, "https://github.com/acme/dotfiles.git")
+	gitClone(t, filepath.Join(top, "code", "a"), "https://github.com/acme/a.git")
+	clones := FindClones([]CloneRoot{{Path: top, MaxDepth: 4}}, nil, func(string) {})
+	assert.Equal(t, []Clone{
+		{Path: top, Keys: []RepoKey{"github.com/acme/dotfiles"}},
+		{Path: filepath.Join(top, "code", "a"), Keys: []RepoKey{"github.com/acme/a"}},
+	}, clones)
+}
+
 func regexpQuote(s string) string {
 	var b strings.Builder
 	for _, r := range s {
