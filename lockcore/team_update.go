@@ -73,6 +73,7 @@ type TeamConflictError struct {
 	Detail string
 }
 
+// Error names the team lock and the conflicting claim.
 func (e *TeamConflictError) Error() string { return fmt.Sprintf("%s: conflict: %s", e.Path, e.Detail) }
 
 // ErrTeamLockMissing is returned when the team lock to update does not exist.
@@ -179,14 +180,6 @@ func UpdateTeamLock(path string, now time.Time, op TeamOp, opts TeamUpdateOption
 	}
 	res.Changed = true
 	return res, nil
-}
-
-// LockTeamGuard takes the OS lock of the team lock's guard file `<path>.guard` and
-// returns the function that releases it. Every other writer of a team lock file (a
-// renew that rewrites its header, an unlock) should hold it while it reads and
-// replaces the file, or it may overwrite a concurrent team update. timeout 0 means 5 s.
-func LockTeamGuard(path string, timeout time.Duration) (unlock func(), err error) {
-	return acquireTeamGuard(path, timeout)
 }
 
 // validate checks the caller's input before anything is opened.
