@@ -90,6 +90,7 @@ type ExitError struct {
 	Err  error
 }
 
+// Error is the explanation, or "exit status N" for a Silent error.
 func (e *ExitError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit status %d", e.Code)
@@ -97,6 +98,7 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns the explanation, so errors.Is and errors.As see through the code.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Exitf returns an *ExitError with a formatted message (wrapping any %w argument).

@@ -31,6 +31,7 @@ type ConflictError struct {
 	Reason string
 }
 
+// Error names the conflicting lock and why it refuses.
 func (e *ConflictError) Error() string {
 	l := e.Lock
 	msg := fmt.Sprintf("%s is held", l.Path)
@@ -67,6 +68,7 @@ type LostContestError struct {
 	RemoveErr error
 }
 
+// Error says who won the contest and whether the own lock was removed.
 func (e *LostContestError) Error() string {
 	if e.Removed {
 		return fmt.Sprintf("%s: contest lost (%s); own lock removed", e.Path, e.Reason)

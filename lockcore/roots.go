@@ -114,6 +114,7 @@ type rootEntry struct {
 	Shallow bool   `json:"shallow"`
 }
 
+// UnmarshalJSON reads a root given as a string or as an object.
 func (r *rootEntry) UnmarshalJSON(data []byte) error {
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte(`"`)) {
 		return json.Unmarshal(data, &r.Path)

@@ -59,6 +59,7 @@ type ScanError struct {
 	Err  error
 }
 
+// Error names the directory and what went wrong.
 func (e *ScanError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
 
 // Unwrap returns the underlying error.

@@ -155,6 +155,7 @@ type TeamFormatError struct {
 	Detail string
 }
 
+// Error names the file, the line when known, and the problem.
 func (e *TeamFormatError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s (fail-closed)", e.Path, e.Line, e.Detail)
