@@ -292,10 +292,11 @@ func (d *decider) controlFiles(paths []string) {
 			d.asks = append(d.asks, fmt.Sprintf("guard: %s is %s; an agent changes it only with the user's approval.", p, what))
 			continue
 		}
-		switch filepath.Base(p) {
-		case guard.PublicMarkerName:
+		// Any case: on a case-insensitive file system public.txt is PUBLIC.txt.
+		switch base := filepath.Base(p); {
+		case strings.EqualFold(base, guard.PublicMarkerName):
 			d.asks = append(d.asks, fmt.Sprintf("guard: %s approves publishing this project; only the user, or someone with the user's documented approval, writes it (LOCK-SYSTEM.md).", p))
-		case guard.PrivateMarkerName:
+		case strings.EqualFold(base, guard.PrivateMarkerName):
 			d.asks = append(d.asks, fmt.Sprintf("guard: %s keeps this project from being published; changing or removing it needs the user's approval (LOCK-SYSTEM.md: an empty one only the user removes; one with conditions only once they are provably met).", p))
 		}
 	}

@@ -182,3 +182,25 @@ func TestAPanicWhileDecidingIsADenial(t *testing.T) {
 	require.NoError(t, RunHook(HookOptions{Env: env, Agent: Claude, Classify: boom}))
 	assert.Equal(t, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guard: internal error (classifier bug); guard refuses when it cannot decide (fail closed). Please report it."}}`+"\n", out.String())
 }
+
+func TestWritingAMarkerInAnyCaseAsksForApproval(t *testing.T) {
+	// On a case-insensitive file system public.txt is PUBLIC.txt: an agent must not
+	// approve a publication by spelling the marker in lower case.
+	cases := []struct{ name, file, want string }{
+		{"PUBLIC.txt asks", "PUBLIC.txt", "approves publishing"},
+		{"public.txt asks as PUBLIC.txt does", "public.txt", "approves publishing"},
+		{"Private.TXT asks as PRIVATE.txt does", "Private.TXT", "keeps this project from being published"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := fixtureTree(t)
+			env, _, _ := fixtureEnv(root, "", map[string]string{})
+			p := filepath.Join(root, "repo", "free", tc.file)
+			call := &Call{Agent: Claude, SessionID: "sess-1", Cwd: filepath.Join(root, "repo"), Tool: "Write", Action: "Write", Kind: KindWrite, Paths: []string{p}}
+			v, err := Decide(env, call, DecideOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, Ask, v.Decision)
+			assert.Contains(t, v.Reason, tc.want)
+		})
+	}
+}
