@@ -312,7 +312,7 @@ func guardControl(p string) string {
 			return "a permissions file (it says what agents may do here)"
 		}
 	}
-	switch filepath.Base(filepath.Dir(p)) + "/" + base {
+	switch strings.ToLower(filepath.Base(filepath.Dir(p)) + "/" + base) {
 	case ".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json", ".codex/config.toml":
 		return "an agent's settings file (it runs guard's hook)"
 	}
