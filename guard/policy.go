@@ -31,6 +31,7 @@ type Policy struct {
 	trees   map[string][]string // working trees by working-tree top
 	real    map[string]string   // directories with symbolic links resolved
 	tops    map[string]string   // working-tree top by directory
+	folders map[string]bool     // whether a scope's folder exists, by path
 }
 
 type dirLocks struct {
@@ -45,6 +46,7 @@ func NewPolicy(env *Env, id Identity) *Policy {
 		env: env, id: id, now: now, loc: now.Location(),
 		dirs: map[string]dirLocks{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
 		trees: map[string][]string{}, real: map[string]string{}, tops: map[string]string{},
+		folders: map[string]bool{},
 	}
 }
 
@@ -175,8 +177,14 @@ type hit struct {
 // the locks inside a folder.
 func (p *Policy) hits(abs string, descend bool) []hit {
 	start := abs
-	st, statErr := os.Stat(abs)
-	isDir := statErr == nil && st.IsDir()
+	// One lstat per path; a symbolic link also needs its target's type.
+	lst, lerr := os.Lstat(abs)
+	isLink := lerr == nil && lst.Mode()&os.ModeSymlink != 0
+	isDir := lerr == nil && lst.IsDir()
+	if isLink {
+		st, err := os.Stat(abs)
+		isDir = err == nil && st.IsDir()
+	}
 	if !isDir {
 		start = filepath.Dir(abs)
 	}
@@ -203,7 +211,7 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 	chain(start, abs)
 	// Through a symbolic link the same files are also reached by their real path,
 	// where other locks may sit: look there too.
-	if realAbs := p.realPath(abs); realAbs != abs {
+	if realAbs := p.realPath(abs, isLink); realAbs != abs {
 		realStart := realAbs
 		if st, err := os.Stat(realAbs); err != nil || !st.IsDir() {
 			realStart = filepath.Dir(realAbs)
@@ -411,7 +419,7 @@ func (p *Policy) coversScope(dir, scope, lockPath, target string) (bool, string)
 		}
 	}
 	folder := filepath.Join(dir, filepath.FromSlash(strings.ReplaceAll(scope, ".", "/")))
-	if st, err := os.Stat(folder); err == nil && st.IsDir() {
+	if p.isDir(folder) {
 		return rel == "." || within(filepath.Join(dir, filepath.FromSlash(rel)), folder), ""
 	}
 	why := fmt.Sprintf("no [scopes] entry in .guard.toml and no folder %s", folder)
@@ -419,6 +427,18 @@ func (p *Policy) coversScope(dir, scope, lockPath, target string) (bool, string)
 		why = fmt.Sprintf("the configuration could not be read (%v)", cfgErr)
 	}
 	return true, fmt.Sprintf("%s: scope %q has %s; guard treats the lock as covering all of %s (fail closed)", lockPath, scope, why, dir)
+}
+
+// isDir reports whether folder is a directory, asking the file system once per Policy:
+// a scoped lock is judged for every path of a commit.
+func (p *Policy) isDir(folder string) bool {
+	if ok, seen := p.folders[folder]; seen {
+		return ok
+	}
+	st, err := os.Stat(folder)
+	ok := err == nil && st.IsDir()
+	p.folders[folder] = ok
+	return ok
 }
 
 // within reports whether path is dir or inside it.
@@ -547,8 +567,9 @@ func matchingOps(l *lockcore.Lock, ops []string) []string {
 // realPath resolves the symbolic links in path, as far as it exists (a link to a file
 // included); the part that does not exist yet is kept as written. Directories are
 // resolved once per Policy: a push may name thousands of paths in a few folders.
-func (p *Policy) realPath(path string) string {
-	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+// isLink says whether path itself is a symbolic link (the caller has lstat'ed it).
+func (p *Policy) realPath(path string, isLink bool) string {
+	if isLink {
 		if r, err := filepath.EvalSymlinks(path); err == nil {
 			return r
 		}
@@ -581,14 +602,20 @@ func (p *Policy) realDir(dir string) string {
 // symbolic link and its real path).
 func dedupe(blocks []Block) []Block {
 	seen := map[[2]string]bool{}
+	real := map[string]string{} // each lock's real path, resolved once
 	out := blocks[:0]
 	for _, b := range blocks {
 		key := [2]string{b.Path, b.Reason}
 		if b.Lock != nil {
-			key[1] = b.Lock.Path
-			if real, err := filepath.EvalSymlinks(b.Lock.Path); err == nil {
-				key[1] = real
+			r, ok := real[b.Lock.Path]
+			if !ok {
+				r = b.Lock.Path
+				if rp, err := filepath.EvalSymlinks(b.Lock.Path); err == nil {
+					r = rp
+				}
+				real[b.Lock.Path] = r
 			}
+			key[1] = r
 		}
 		if !seen[key] {
 			seen[key] = true
