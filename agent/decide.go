@@ -303,14 +303,18 @@ func (d *decider) controlFiles(paths []string) {
 }
 
 // guardControl says what p is when it is one of the files that decide what agents may
-// do: a permissions file, or an agent's hook settings ("" otherwise). An agent that
-// rewrote them could switch its own guardrail off.
+// do: a permissions file, guard's configuration, or an agent's hook settings (""
+// otherwise). An agent that rewrote them could switch its own guardrail off (a
+// [scopes] entry pointed elsewhere frees the folder a scoped lock holds).
 func guardControl(p string) string {
 	base := filepath.Base(p)
 	for _, name := range lockcore.PermissionsFileNames {
 		if strings.EqualFold(base, name) {
 			return "a permissions file (it says what agents may do here)"
 		}
+	}
+	if strings.EqualFold(base, guard.ConfigFileName) {
+		return "guard's configuration (it says which folders a scoped lock covers)"
 	}
 	switch strings.ToLower(filepath.Base(filepath.Dir(p)) + "/" + base) {
 	case ".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json", ".codex/config.toml":

@@ -191,6 +191,7 @@ func TestWritingAMarkerInAnyCaseAsksForApproval(t *testing.T) {
 		{"public.txt asks as PUBLIC.txt does", "public.txt", "approves publishing"},
 		{"Private.TXT asks as PRIVATE.txt does", "Private.TXT", "keeps this project from being published"},
 		{".Claude/Settings.json asks as .claude/settings.json does", ".Claude/Settings.json", "an agent's settings file"},
+		{".guard.toml asks: it says what a scoped lock covers", ".guard.toml", "guard's configuration"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
