@@ -486,7 +486,7 @@ func updateBody(data []byte, now time.Time, given map[string]string) ([]byte, []
 			}
 			v = norm
 		}
-		if strings.ContainsAny(v, "\r\n") {
+		if !singleLine(v) {
 			return nil, nil, fmt.Errorf("%w: field values must be one line", ErrInvalid)
 		}
 		set[k] = v

@@ -72,13 +72,9 @@ func splitLines(s string) []string {
 	start := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch r {
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		if isLineBreak(r) {
 			lines = append(lines, s[start:i])
-			start = i + size
-		case '\r':
-			lines = append(lines, s[start:i])
-			if i+1 < len(s) && s[i+1] == '\n' {
+			if r == '\r' && i+1 < len(s) && s[i+1] == '\n' {
 				size = 2
 			}
 			start = i + size
@@ -90,6 +86,20 @@ func splitLines(s string) []string {
 	}
 	return lines
 }
+
+// isLineBreak reports whether splitLines ends a line at r.
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// singleLine reports whether v is read back as one line: it holds none of the line
+// breaks of splitLines (a value with one would end there, and what follows would be
+// read as a field of its own).
+func singleLine(v string) bool { return strings.IndexFunc(v, isLineBreak) < 0 }
 
 // SplitOperations splits an operations value on commas, trimming each item and
 // dropping empty ones.

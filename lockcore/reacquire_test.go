@@ -1,6 +1,7 @@
 package lockcore
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,6 +198,20 @@ func TestAnUnusableExpiresSaysWhatIsWrongWithIt(t *testing.T) {
 			_, _, err = updateBody([]byte("owner: alice\n"), t0, map[string]string{"expires_after": tc.expires})
 			require.ErrorIs(t, err, ErrInvalid)
 			assert.Equal(t, "invalid lock request: "+tc.want, err.Error())
+		})
+	}
+}
+
+func TestAFieldValueCannotStartAnotherLineForTheReaders(t *testing.T) {
+	// The readers split lines where Python's splitlines does, so each of these would
+	// end the value and start a line of its own: "owner: eve" would take the lock over.
+	for _, sep := range []string{"\n", "\r", "\v", "\f", "\x1c", "\u0085", "\u2028", "\u2029"} {
+		t.Run(fmt.Sprintf("%q", sep), func(t *testing.T) {
+			s := spec(t.TempDir())
+			s.Purpose = "fix" + sep + "owner: eve"
+			require.ErrorIs(t, s.Validate(), ErrInvalid)
+			_, _, err := updateBody([]byte("owner: alice\n"), t0, map[string]string{"purpose": s.Purpose})
+			require.ErrorIs(t, err, ErrInvalid)
 		})
 	}
 }

@@ -87,12 +87,12 @@ func (s Spec) Validate() error {
 		return bad("mode %q is not hard or soft", s.Mode)
 	}
 	for _, v := range []string{s.Owner, s.Host, s.Expires, s.NotBefore, s.Purpose, s.ReleaseCondition} {
-		if strings.ContainsAny(v, "\r\n") {
+		if !singleLine(v) {
 			return bad("field values must be one line")
 		}
 	}
 	for _, op := range s.Operations {
-		if strings.ContainsAny(op, ",\r\n") || strings.TrimSpace(op) == "" {
+		if strings.Contains(op, ",") || !singleLine(op) || strings.TrimSpace(op) == "" {
 			return bad("operation %q is not a single word", op)
 		}
 	}
