@@ -320,6 +320,11 @@ func guardControl(p string) string {
 	case ".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json", ".codex/config.toml":
 		return "an agent's settings file (it runs guard's hook)"
 	}
+	switch strings.ToLower(base) {
+	case ".claude", ".gemini", ".codex":
+		// Removing or moving the folder takes the settings in it along.
+		return "the folder of an agent's settings (they run guard's hook)"
+	}
 	return ""
 }
 

@@ -206,3 +206,21 @@ func TestWritingAMarkerInAnyCaseAsksForApproval(t *testing.T) {
 		})
 	}
 }
+
+func TestRemovingAnAgentsSettingsFolderAsksForApproval(t *testing.T) {
+	cases := []struct{ name, command string }{
+		{"rm -rf .claude takes the hook's settings along", "rm -rf .claude"},
+		{"mv .gemini away takes the hook's settings along", "mv .gemini /tmp/x"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := fixtureTree(t)
+			env, _, _ := fixtureEnv(root, "", map[string]string{})
+			call := &Call{Agent: Claude, SessionID: "sess-1", Cwd: filepath.Join(root, "repo", "free"), Tool: "Bash", Action: "Bash", Kind: KindShell, Command: tc.command}
+			v, err := Decide(env, call, DecideOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, Ask, v.Decision)
+			assert.Contains(t, v.Reason, "an agent's settings")
+		})
+	}
+}
