@@ -135,6 +135,10 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		dry("cargo release without --execute rehearses", "cargo release patch", rel),
 		pub("cargo release --execute releases", "cargo release patch --execute", rel),
 		none("cargo build publishes nothing", "cargo build --release"),
+		pub("cargo workspaces publish uploads every crate", "cargo workspaces publish --from-git", up),
+		pub("cargo ws publish uploads every crate", "cargo ws publish", up),
+		dry("cargo workspaces publish --dry-run rehearses", "cargo workspaces publish --dry-run", up),
+		none("cargo workspaces list publishes nothing", "cargo workspaces list"),
 		// Python
 		pub("twine upload uploads", "twine upload dist/*", up),
 		pub("twine upload to a repository uploads", "twine upload -r testpypi dist/*", up),

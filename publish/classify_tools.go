@@ -333,6 +333,15 @@ func classifyCargo(rest []string, dir string) Classification {
 			c.DryRun, c.Why = true, "cargo publish --dry-run uploads nothing"
 		}
 		return c
+	case "workspaces", "ws":
+		// cargo-workspaces: cargo workspaces publish versions and uploads every crate.
+		if len(pos) > 1 && pos[1] == "publish" {
+			c := known(OpRegistryUpload, "cargo workspaces publish uploads the workspace's crates", projectDir, "cargo", pos[0], "publish")
+			if a.flag("--dry-run") {
+				c.DryRun, c.Why = true, "cargo workspaces publish --dry-run uploads nothing"
+			}
+			return c
+		}
 	case "release":
 		// cargo-release only acts with --execute; without it, it rehearses.
 		c := known(OpPublishRelease, "cargo release --execute tags, pushes and publishes", projectDir, "cargo", "release")
