@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // LockdownOptions are the inputs of a lockdown (LOCK-SYSTEM.md's bulk lock).
@@ -49,10 +50,14 @@ func LockdownBody(owner, host, reason string, created time.Time, fence int64) []
 	}
 	return []byte(fmt.Sprintf("# bulk lock written by guard lockdown; guard lockdown --undo removes it\n"+
 		"owner: %s\ncreated: %s\nhost: %s\nfence: %d\ncreated_by: bulk\nexpires_after: 24h\nmode: hard\npurpose: %s\nscope: project\n",
-		owner, FormatCreated(created), host, fence, oneLine(reason)))
+		owner, FormatCreated(created), host, fence, flatten(reason)))
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// flatten joins the words of s with single spaces, so that a reason of several lines
+// stays the one purpose line (every line break the readers know is a separator).
+func flatten(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || isLineBreak(r) }), " ")
+}
 
 // Lockdown writes LOCK.txt with created_by: bulk into every root that is a directory
 // and holds no active lock and no protected lock (those count as already locked). The
@@ -62,6 +67,9 @@ func Lockdown(roots []string, opt LockdownOptions) (*LockdownResult, error) {
 	owner := opt.Owner
 	if owner == "" {
 		owner = "user"
+	}
+	if !singleLine(owner) || !singleLine(opt.Host) {
+		return nil, fmt.Errorf("%w: owner and host must be one line", ErrInvalid)
 	}
 	loc := opt.Now.Location()
 	res := &LockdownResult{Committed: opt.Commit, Locked: []string{}, WouldLock: []string{}, Skipped: []LockdownSkip{}}
