@@ -152,6 +152,10 @@ func wayOut(l *lockcore.Lock, now time.Time) string {
 		return fmt.Sprintf("wait for host %s to finish, or pick a scope that does not overlap; ask %s before removing %s", orUnknown(l.Name.Host), orUnknown(l.Owner), filepath.Base(l.Path))
 	case l.Ambiguous:
 		return fmt.Sprintf("ask %s to rename or remove %s", orUnknown(l.Owner), l.Path)
+	case l.Kind == lockcore.Legacy:
+		return fmt.Sprintf("a legacy lock never expires: ask %s to remove %s when the work it marks is done", orUnknown(l.Owner), l.Path)
+	case l.Kind == lockcore.Until && l.NotBefore == nil:
+		return fmt.Sprintf("it has no usable not_before, so it never expires: ask %s to run `guard unlock %s` when done", orUnknown(l.Owner), l.Path)
 	}
 	s := fmt.Sprintf("wait until it expires or is released, ask %s to run `guard unlock %s`", orUnknown(l.Owner), l.Path)
 	return s + fmt.Sprintf(", or if it is abandoned, `guard unlock --force %s`", l.Path)
