@@ -55,7 +55,12 @@ func (s *session) startParallel(ops []string) *parallelCheck {
 				if pc.errs[i] != nil {
 					continue
 				}
-				d, err := pc.workers[i].Check(guard.Request{Ops: ops, Paths: batch, RepoRoot: s.root()})
+				var d *guard.Decision
+				// A panic here would end the process past the hook's own recover.
+				err := recovered(func() (err error) {
+					d, err = pc.workers[i].Check(guard.Request{Ops: ops, Paths: batch, RepoRoot: s.root()})
+					return err
+				})
 				if err != nil {
 					pc.errs[i] = err
 					continue

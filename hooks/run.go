@@ -215,8 +215,19 @@ func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr 
 // marker is refused.
 func RunPreCommit(ctx context.Context, env *guard.Env) error {
 	o := outcome{hook: "pre-commit"}
-	err := preCommit(ctx, env, &o)
+	err := recovered(func() error { return preCommit(ctx, env, &o) })
 	return finish(env, o, err)
+}
+
+// recovered runs fn and turns a panic into an error, so that a bug fails the hook
+// closed like any other internal error: the reason, the way to bypass it, exit 2.
+func recovered(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v (please report it)", r)
+		}
+	}()
+	return fn()
 }
 
 func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
@@ -274,7 +285,7 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 // root.
 func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin io.Reader) error {
 	o := outcome{hook: "pre-push", remote: remote, url: url}
-	err := prePush(ctx, env, remote, stdin, &o)
+	err := recovered(func() error { return prePush(ctx, env, remote, stdin, &o) })
 	return finish(env, o, err)
 }
 
@@ -288,7 +299,11 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 	}
 	sc := make(chan opened, 1)
 	go func() {
-		s, err := openSession(ctx, env)
+		var s *session
+		err := recovered(func() (err error) {
+			s, err = openSession(ctx, env)
+			return err
+		})
 		sc <- opened{s, err}
 	}()
 	session := func() (*session, error) {
