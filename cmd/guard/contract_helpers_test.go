@@ -131,11 +131,3 @@ func ctScanOne(t *testing.T, dir string) map[string]any {
 var ctLockObjectKeys = []string{"path", "name", "kind", "scope", "host", "owner", "created", "created_source",
 	"expires_at", "expired", "mode", "operations", "release_condition", "purpose"}
 
-// ctGap skips a test that documents a known gap between the binary and CONTRACT.md;
-// GUARD_CONTRACT_GAPS=1 runs it anyway, to see whether the gap is closed.
-func ctGap(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("GUARD_CONTRACT_GAPS") == "" {
-		t.Skip("contract gap: " + what)
-	}
-}
