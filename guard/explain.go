@@ -60,7 +60,7 @@ func (d *Decision) Explain(w io.Writer) {
 		}
 		writeLock(w, g.lock, g.why, d.now)
 		writePaths(w, g.paths)
-		fmt.Fprintf(w, "  what now: %s\n", wayOut(g.lock, d.now))
+		fmt.Fprintf(w, "  what now: %s\n", WayOut(g.lock))
 	}
 }
 
@@ -140,7 +140,9 @@ func Until(l *lockcore.Lock, now time.Time) string {
 	return fmt.Sprintf("%s (in %s)", at.Format("2006-01-02 15:04:05"), left)
 }
 
-func wayOut(l *lockcore.Lock, now time.Time) string {
+// WayOut says what someone stopped by lock l can do about it, in words fitted to its
+// kind (one that never expires is not waited out).
+func WayOut(l *lockcore.Lock) string {
 	switch {
 	case l.ReadErr != nil:
 		return fmt.Sprintf("fix the file's permissions or content (%s), or ask whoever wrote it", l.Path)

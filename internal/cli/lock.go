@@ -252,6 +252,10 @@ func lockRefusal(err error) error {
 	var ce *lockcore.ConflictError
 	switch {
 	case errors.As(err, &ce):
+		if _, expires := ce.Lock.ExpiresAt(); !expires {
+			// Waiting would not help: say who removes it.
+			return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  %s", err, guard.WayOut(ce.Lock))
+		}
 		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  wait until it expires or is released, ask its owner, or remove it deliberately: guard unlock --force %s", err, ce.Lock.Path)
 	case errors.Is(err, lockcore.ErrInvalid):
 		return guard.Exitf(guard.ExitUsage, "lock: %w", err)

@@ -75,3 +75,24 @@ func TestUnlockAndRenewMatchTheLockNameIgnoringCase(t *testing.T) {
 		}
 	}
 }
+
+func TestALockRefusedByALockThatNeverExpiresDoesNotSayWaitForIt(t *testing.T) {
+	tests := []struct {
+		name, file, body, want string
+	}{
+		{"a user lock", "LOCK.user.txt", "owner: alice\nremovable_by: user\n", "only the user removes a user lock"},
+		{"a condition lock", "LOCK.condition.txt", "owner: alice\nrelease_condition: ci green\n", "meet the release condition"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.body), 0o644))
+			env, _, _ := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
+			err := RunLock(LockOptions{Env: env, Owner: "bob", Quarantine: -1})
+			require.Error(t, err)
+			assert.Equal(t, guard.ExitRefused, guard.ExitCode(err))
+			assert.NotContains(t, err.Error(), "wait until it expires")
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
