@@ -270,6 +270,11 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 				a.target(w, cwd, OpEdit, text)
 			}
 		}
+	case "curl", "wget":
+		dl := downloaders[name]
+		for _, w := range optionValues(args, dl.valued, dl.targets, dl.longs) {
+			a.target(w, cwd, OpEdit, text)
+		}
 	case "git":
 		a.git(args, cwd, text)
 	case "sh", "bash", "zsh", "dash", "ksh":
@@ -377,6 +382,65 @@ func (a *analyzer) sudo(words []shellWord, cwd string) ([]shellWord, string) {
 		words = words[1:]
 	}
 	return words, cwd
+}
+
+// downloaders are the options of curl and wget that name files or folders they write:
+// valued lists every short option that takes an argument, targets those among them
+// that are write targets, longs the long spellings of the targets.
+var downloaders = map[string]struct {
+	valued, targets string
+	longs           []string
+}{
+	"curl": {valued: "AbcCdDeEFHKmoPQrtTuUwxXyYz", targets: "ocD", longs: []string{"--output", "--cookie-jar", "--dump-header"}},
+	"wget": {valued: "aABdDeiIlOoPQRtTUwX", targets: "OoaP", longs: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix"}},
+}
+
+// optionValues returns the values of the short options in targets (alone, last in a
+// group such as -fsSLo, or glued: -oFILE) and of the long options in longs (--name
+// VALUE, --name=VALUE). valued lists every short option that takes an argument, so
+// that a group is read where its argument starts.
+func optionValues(args []shellWord, valued, targets string, longs []string) []shellWord {
+	var out []shellWord
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		t := w.Text
+		switch {
+		case t == "--":
+			return out
+		case strings.HasPrefix(t, "--"):
+			for _, l := range longs {
+				if v, ok := strings.CutPrefix(t, l+"="); ok {
+					w.Text = v
+					w.GlobAt -= len(l) + 1
+					out = append(out, w)
+				} else if t == l && i+1 < len(args) {
+					out = append(out, args[i+1])
+					i++
+				}
+			}
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			for k := 1; k < len(t); k++ {
+				if strings.IndexByte(valued, t[k]) < 0 {
+					continue
+				}
+				val, ok := w, true
+				if k+1 < len(t) {
+					val.Text = t[k+1:]
+					val.GlobAt -= k + 1
+				} else if i+1 < len(args) {
+					val = args[i+1]
+					i++
+				} else {
+					ok = false
+				}
+				if ok && strings.IndexByte(targets, t[k]) >= 0 {
+					out = append(out, val)
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // optionArgs lists, per command, the short options that take an argument.
