@@ -27,3 +27,10 @@ func TestAnUnreadableLockNeverExpires(t *testing.T) {
 		})
 	}
 }
+
+func TestTheRemainingOfAnUnreadableLockSaysItHolds(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	name, _ := Classify("LOCK.txt")
+	l := newLock(name, "/x/LOCK.txt", nil, errors.New("permission denied"), now.Add(-time.Hour), time.UTC)
+	assert.Equal(t, "unreadable (held, fail closed)", l.Remaining(now))
+}
