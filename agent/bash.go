@@ -419,28 +419,40 @@ func optionValues(args []shellWord, valued, targets string, longs []string) []sh
 				}
 			}
 		case strings.HasPrefix(t, "-") && len(t) > 1:
-			for k := 1; k < len(t); k++ {
-				if strings.IndexByte(valued, t[k]) < 0 {
-					continue
-				}
-				val, ok := w, true
-				if k+1 < len(t) {
-					val.Text = t[k+1:]
-					val.GlobAt -= k + 1
-				} else if i+1 < len(args) {
-					val = args[i+1]
-					i++
-				} else {
-					ok = false
-				}
-				if ok && strings.IndexByte(targets, t[k]) >= 0 {
-					out = append(out, val)
-				}
-				break
+			var letter byte
+			var val *shellWord
+			letter, val, i = shortValue(args, i, valued)
+			if val != nil && strings.IndexByte(targets, letter) >= 0 {
+				out = append(out, *val)
 			}
 		}
 	}
 	return out
+}
+
+// shortValue reads the short-option group args[i] (-abc): the first letter listed in
+// valued takes the rest of the group (-oFILE), else the next word, as its value. It
+// returns that letter (0 when none), its value (nil when there is none) and the index
+// of the last word read.
+func shortValue(args []shellWord, i int, valued string) (byte, *shellWord, int) {
+	t := args[i].Text
+	for k := 1; k < len(t); k++ {
+		if strings.IndexByte(valued, t[k]) < 0 {
+			continue
+		}
+		switch {
+		case k+1 < len(t):
+			val := args[i]
+			val.Text = t[k+1:]
+			val.GlobAt -= k + 1
+			return t[k], &val, i
+		case i+1 < len(args):
+			val := args[i+1]
+			return t[k], &val, i + 1
+		}
+		return t[k], nil, i
+	}
+	return 0, nil, i
 }
 
 // optionArgs lists, per command, the short options that take an argument.
@@ -799,23 +811,13 @@ func operandsWithTarget(args []shellWord, withArg string) (ops []shellWord, dest
 		case strings.HasPrefix(t, "-") && len(t) > 1 && !args[i].Dynamic:
 			// The last letter of a group may take the next word as its argument;
 			// an argument glued to its letter (-tDIR) needs no next word.
-			for k := 1; k < len(t); k++ {
-				if strings.IndexByte(withArg, t[k]) < 0 {
-					continue
+			var letter byte
+			var val *shellWord
+			if letter, val, i = shortValue(args, i, withArg); letter == 't' {
+				if val == nil {
+					val = &shellWord{}
 				}
-				var val shellWord
-				if k+1 < len(t) {
-					val = args[i]
-					val.Text = t[k+1:]
-					val.GlobAt -= k + 1
-				} else if i+1 < len(args) {
-					val = args[i+1]
-					i++
-				}
-				if t[k] == 't' {
-					dest = &val
-				}
-				break
+				dest = val
 			}
 		default:
 			ops = append(ops, args[i])
