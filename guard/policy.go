@@ -32,6 +32,12 @@ type Policy struct {
 	real    map[string]string   // directories with symbolic links resolved
 	tops    map[string]string   // working-tree top by directory
 	folders map[string]bool     // whether a scope's folder exists, by path
+	teams   map[string]teamRead // team locks' sections, by lock path
+}
+
+type teamRead struct {
+	tl  *lockcore.TeamLock
+	err error
 }
 
 type dirLocks struct {
@@ -46,7 +52,7 @@ func NewPolicy(env *Env, id Identity) *Policy {
 		env: env, id: id, now: now, loc: now.Location(),
 		dirs: map[string]dirLocks{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
 		trees: map[string][]string{}, real: map[string]string{}, tops: map[string]string{},
-		folders: map[string]bool{},
+		folders: map[string]bool{}, teams: map[string]teamRead{},
 	}
 }
 
@@ -337,7 +343,7 @@ func (p *Policy) judge(d *Decision, abs string, h hit, ops []string, warn func(s
 	// On its own host a team lock stops nobody, but the paths another agent of the
 	// team claimed stop everyone else, the lock's owner included.
 	if l.Kind == lockcore.Team && l.Name.Host != "" && strings.EqualFold(l.Name.Host, p.id.Host) && l.ReadErr == nil {
-		if reason, blocked := TeamClaimBlocks(l, h.target, p.id); blocked {
+		if reason, blocked := p.teamClaimBlocks(l, h.target); blocked {
 			d.Blocking = append(d.Blocking, Block{Path: abs, Lock: l, Reason: reason, TeamClaim: true})
 		}
 		return
@@ -427,6 +433,17 @@ func (p *Policy) coversScope(dir, scope, lockPath, target string) (bool, string)
 		why = fmt.Sprintf("the configuration could not be read (%v)", cfgErr)
 	}
 	return true, fmt.Sprintf("%s: scope %q has %s; guard treats the lock as covering all of %s (fail closed)", lockPath, scope, why, dir)
+}
+
+// teamClaimBlocks is TeamClaimBlocks with the team lock's sections read once per
+// Policy: every path of a commit in the area asks about the same claims.
+func (p *Policy) teamClaimBlocks(l *lockcore.Lock, target string) (string, bool) {
+	r, ok := p.teams[l.Path]
+	if !ok {
+		r.tl, r.err = lockcore.ReadTeamLock(l.Path)
+		p.teams[l.Path] = r
+	}
+	return teamClaimBlocks(l, r.tl, r.err, target, p.id)
 }
 
 // isDir reports whether folder is a directory, asking the file system once per Policy:

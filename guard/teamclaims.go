@@ -22,6 +22,12 @@ func TeamClaimBlocks(l *lockcore.Lock, path string, id Identity) (reason string,
 		return "", false
 	}
 	tl, err := lockcore.ReadTeamLock(l.Path)
+	return teamClaimBlocks(l, tl, err, path, id)
+}
+
+// teamClaimBlocks is TeamClaimBlocks once the team lock's sections were read (tl, or
+// the error reading them).
+func teamClaimBlocks(l *lockcore.Lock, tl *lockcore.TeamLock, err error, path string, id Identity) (reason string, blocked bool) {
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			// Removed since it was listed (the last agent checked out): nothing claimed.
