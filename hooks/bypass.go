@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/guardlocks/guard/guard"
 )
 
 // BypassEntry is one line of the bypass log (<git-common-dir>/guard/bypass.log, JSON
@@ -79,3 +81,17 @@ func AppendBypass(path string, e BypassEntry) error {
 }
 
 func formatTime(t time.Time) string { return t.Format(time.RFC3339) }
+
+// RecordBypass appends to repo's bypass log a refusal that GUARD_BYPASS let through
+// in a check outside the lock checks (the pre-push visibility check): who, why, and
+// the refusal at the repository's top. It returns the log's path.
+func RecordBypass(env *guard.Env, repo Repo, hook, remote, url, reason string, ops []string, refusal error) (string, error) {
+	cfg, _ := guard.FindConfig(repo.Top)
+	id := guard.ResolveIdentity(env, "", "", cfg)
+	p := repo.BypassLogPath()
+	return p, AppendBypass(p, BypassEntry{
+		Time: formatTime(env.Clock.Now()), Owner: id.Owner, Host: id.Host, User: env.User,
+		Reason: reason, Hook: hook, Remote: remote, URL: url, Ops: ops, Refused: true,
+		Blocking: []BypassBlock{{Path: repo.Top, Reason: refusal.Error()}},
+	})
+}

@@ -86,17 +86,11 @@ func prePushVisibility(ctx context.Context, env *guard.Env, remote, url string) 
 	if err == nil || reason == "" || !errors.As(err, &ee) || ee.Code != guard.ExitRefused {
 		return err
 	}
-	cfg, _ := guard.FindConfig(repo.Top)
-	id := guard.ResolveIdentity(env, "", "", cfg)
-	entry := hooks.BypassEntry{
-		Time: env.Clock.Now().Format("2006-01-02T15:04:05Z07:00"), Owner: id.Owner, Host: id.Host, User: env.User,
-		Reason: reason, Hook: "pre-push", Remote: remote, URL: url, Ops: []string{"push"}, Refused: true,
-		Blocking: []hooks.BypassBlock{{Path: repo.Top, Reason: err.Error()}},
-	}
-	if lerr := hooks.AppendBypass(repo.BypassLogPath(), entry); lerr != nil {
+	logPath, lerr := hooks.RecordBypass(env, repo, "pre-push", remote, url, reason, []string{"push"}, err)
+	if lerr != nil {
 		fmt.Fprintf(env.Stderr, "guard: pre-push: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", lerr)
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "guard: %v\nguard: pre-push: GUARD_BYPASS set (%q): letting this push through; recorded in %s\n", err, reason, repo.BypassLogPath())
+	fmt.Fprintf(env.Stderr, "guard: %v\nguard: pre-push: GUARD_BYPASS set (%q): letting this push through; recorded in %s\n", err, reason, logPath)
 	return nil
 }
