@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
@@ -45,19 +44,17 @@ func RunPermissions(o PermissionsOptions) error {
 	if o.Action == "" {
 		return guard.Exitf(guard.ExitUsage, "permissions: name the ACTION to evaluate, e.g. 'Bash(rm -rf build)'")
 	}
-	dir := o.Dir
-	if dir == "" {
-		dir = env.Dir
-	} else if !filepath.IsAbs(dir) {
-		dir = filepath.Join(env.Dir, dir)
-	}
+	dir := absUnder(env.Dir, o.Dir)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		// A mistyped DIR must not read as "no permissions file, allow".
 		return guard.Exitf(guard.ExitUsage, "permissions: %s is not a directory", dir)
 	}
 	agent := o.Agent
 	if agent == "" {
-		cfg, _ := guard.FindConfig(dir)
+		cfg, err := guard.FindConfig(dir)
+		if err != nil {
+			return guard.Exitf(guard.ExitUsage, "permissions: %w", err)
+		}
 		agent = guard.ResolveIdentity(env, "", "", cfg).Owner
 	}
 	perms, path, err := lockcore.LoadPermissions(dir)

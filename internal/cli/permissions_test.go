@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
 )
 
 const permsFile = `{
@@ -74,4 +75,16 @@ func TestRunPermissionsJSON(t *testing.T) {
 	assert.Equal(t, "Bash(git push:*)", got["rule"])
 	assert.Equal(t, filepath.Join(dir, "LOCK.permissions.json"), got["file"])
 	assert.Equal(t, 1, strings.Count(out.String(), "\n}"), "one JSON document")
+}
+
+func TestRunPermissionsWithoutAgentRefusesAMalformedGuardToml(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "LOCK.permissions.json"), []byte(permsFile), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".guard.toml"), []byte("owner = \"agent-1\"\nowner = [\n"), 0o644))
+	env, out, _ := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
+	err := RunPermissions(PermissionsOptions{Env: env, Action: "Bash(git status)"})
+	require.Error(t, err)
+	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err), "the identity would come from a file guard cannot read")
+	assert.Contains(t, err.Error(), filepath.Join(dir, ".guard.toml")+":")
+	assert.Empty(t, out.String())
 }
