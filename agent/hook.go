@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
@@ -28,7 +29,7 @@ type HookOptions struct {
 // usage error (exit 2, which both agents also treat as a block).
 func RunHook(opts HookOptions) error {
 	env := opts.Env
-	if !supported(opts.Agent) {
+	if !slices.Contains(Agents, opts.Agent) {
 		return guard.Exitf(guard.ExitUsage, "agent-hook: unknown agent %q (supported: %s)", opts.Agent, strings.Join(Agents, ", "))
 	}
 	if env.StdinTTY {
@@ -43,15 +44,6 @@ func RunHook(opts HookOptions) error {
 		fmt.Fprintf(env.Stderr, "guard: claimed %s\n", c)
 	}
 	return WriteAnswer(env.Stdout, opts.Agent, v)
-}
-
-func supported(agent string) bool {
-	for _, a := range Agents {
-		if a == agent {
-			return true
-		}
-	}
-	return false
 }
 
 func hookVerdict(opts HookOptions) (v *Verdict) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
@@ -116,7 +117,7 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 	ops := []string{"push"}
 	for _, op := range opts.Ops {
 		for _, o := range strings.Split(op, ",") {
-			if o = strings.TrimSpace(o); o != "" && !containsString(ops, o) {
+			if o = strings.TrimSpace(o); o != "" && !slices.Contains(ops, o) {
 				ops = append(ops, o)
 			}
 		}
@@ -124,7 +125,7 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 	// A tag build is a release: pushing a tag is a release-tag operation at the
 	// repository root, whether or not it brings new commits (as in pre-push).
 	if isTagBuild(env) {
-		if !containsString(ops, "release-tag") {
+		if !slices.Contains(ops, "release-tag") {
 			ops = append(ops, "release-tag")
 		}
 		abs = append(abs, repo.Top)
@@ -186,15 +187,6 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 // GITHUB_REF_TYPE=tag or GITHUB_REF=refs/tags/...).
 func isTagBuild(env *guard.Env) bool {
 	return env.Env("GITHUB_REF_TYPE") == "tag" || strings.HasPrefix(env.Env("GITHUB_REF"), "refs/tags/")
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func rangeText(r CIRange) string {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,7 +109,7 @@ func readClone(dir string) (Clone, error) {
 	c := Clone{Path: dir}
 	for _, rm := range remotes {
 		for _, u := range rm.Config().URLs {
-			if k, ok := ParseRemoteURL(u); ok && !containsKey(c.Keys, k) {
+			if k, ok := ParseRemoteURL(u); ok && !slices.Contains(c.Keys, k) {
 				c.Keys = append(c.Keys, k)
 			}
 		}

@@ -3,6 +3,7 @@ package publish
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -43,7 +44,7 @@ func classifyGh(rest []string, dir string) Classification {
 			case "create", "new", "upload":
 				return known(OpPublishRelease, "gh release "+pos[1]+" publishes a release", dir, "gh", "release", pos[1])
 			case "edit":
-				if v, ok := a.value("--draft"); ok && !isTrue(v) || hasWord(a.words, "--draft=false") {
+				if v, ok := a.value("--draft"); ok && !isTrue(v) || slices.Contains(a.words, "--draft=false") {
 					return known(OpPublishRelease, "gh release edit --draft=false publishes a draft release", dir, "gh", "release", "edit")
 				}
 				return nothing(dir, "gh release edit changes notes, not what is published", "gh", "release", "edit")
@@ -176,13 +177,4 @@ func ghAPI(a args, pos []string, dir string) Classification {
 		}
 	}
 	return nothing(dir, "gh api call changes no repository visibility", "gh", "api")
-}
-
-func hasWord(words []string, w string) bool {
-	for _, x := range words {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }

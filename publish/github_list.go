@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -187,18 +188,9 @@ func repoOf(r *github.Repository) Repo {
 		}
 	}
 	for _, u := range []string{r.GetCloneURL(), r.GetSSHURL(), r.GetHTMLURL(), r.GetGitURL()} {
-		if k, ok := ParseRemoteURL(u); ok && !containsKey(rp.Keys, k) {
+		if k, ok := ParseRemoteURL(u); ok && !slices.Contains(rp.Keys, k) {
 			rp.Keys = append(rp.Keys, k)
 		}
 	}
 	return rp
-}
-
-func containsKey(keys []RepoKey, k RepoKey) bool {
-	for _, x := range keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
