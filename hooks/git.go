@@ -89,14 +89,20 @@ func (g Git) Start(ctx context.Context, input []byte, args ...string) (*Process,
 // Wait waits for the command and returns its stdout; a non-zero exit is a *GitError.
 func (p *Process) Wait() ([]byte, error) {
 	if err := p.cmd.Wait(); err != nil {
-		ge := &GitError{Args: p.args, Code: -1, Stderr: p.stderr.String(), Err: err}
-		var xe *exec.ExitError
-		if errors.As(err, &xe) {
-			ge.Code = xe.ExitCode()
-		}
-		return p.stdout.Bytes(), ge
+		return p.stdout.Bytes(), gitError(p.args, p.stderr.String(), err)
 	}
 	return p.stdout.Bytes(), nil
+}
+
+// gitError wraps the error of a finished git command, with git's exit code (-1 when
+// it did not exit normally) and stderr.
+func gitError(args []string, stderr string, err error) *GitError {
+	ge := &GitError{Args: args, Code: -1, Stderr: stderr, Err: err}
+	var xe *exec.ExitError
+	if errors.As(err, &xe) {
+		ge.Code = xe.ExitCode()
+	}
+	return ge
 }
 
 // Line runs git and returns its stdout's first line, trimmed.
@@ -195,12 +201,7 @@ func LogPathsFunc(ctx context.Context, g Git, revs []string, fn func([]string) e
 		return fnErr
 	}
 	if err := cmd.Wait(); err != nil {
-		ge := &GitError{Args: args, Code: -1, Stderr: stderr.String(), Err: err}
-		var xe *exec.ExitError
-		if errors.As(err, &xe) {
-			ge.Code = xe.ExitCode()
-		}
-		return ge
+		return gitError(args, stderr.String(), err)
 	}
 	if len(batch) > 0 {
 		return fn(batch)
