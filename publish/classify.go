@@ -103,7 +103,7 @@ func Classify(argv []string, dir string, cfg *guard.Config) (Classification, err
 	if c.Op != "" || cfg == nil {
 		return c, nil
 	}
-	if key, op, ok := matchConfig(words, cfg.Publish.Commands); ok {
+	if key, op, ok := matchConfigReadings(words, cfg.Publish.Commands); ok {
 		c.Known = true
 		c.Words = strings.Fields(key)
 		c.DryRun = newArgs(words[1:]).flag("--dry-run")
@@ -366,6 +366,62 @@ func matchConfig(words []string, commands map[string]string) (key, op string, ok
 		}
 	}
 	return "", "", false
+}
+
+// matchConfigReadings is matchConfig over every reading of the command's options (see
+// optionReadings): a mapping to an operation wins over one to "none" (make -j 4
+// release is "make release", not "make"), else the first reading's match counts.
+func matchConfigReadings(words []string, commands map[string]string) (key, op string, ok bool) {
+	for _, r := range optionReadings(words) {
+		k, o, found := matchConfig(r, commands)
+		if !found {
+			continue
+		}
+		if !ok {
+			key, op, ok = k, o, true
+		}
+		if o != OpNone && o != "" {
+			return k, o, true
+		}
+	}
+	return key, op, ok
+}
+
+// optionReadings returns words as written, then, for each option written without "="
+// in front of the first non-option word, the words without that option and that word
+// (which the option may take as its value: npm --script-shell bash publish is npm
+// publish), cumulatively. guard's lists of valued options cannot be complete; reading
+// every such option both ways lets no spelling hide a publishing subcommand.
+func optionReadings(words []string) [][]string {
+	out := [][]string{words}
+	rest := words[1:]
+	for {
+		i := leadingOptionValue(rest)
+		if i < 0 {
+			return out
+		}
+		rest = append(rest[:i-1:i-1], rest[i+1:]...)
+		out = append(out, append([]string{words[0]}, rest...))
+	}
+}
+
+// leadingOptionValue is the index in rest of the first word that is not an option,
+// when the word before it is an option written without "=" (which may take that word
+// as its value), or -1.
+func leadingOptionValue(rest []string) int {
+	for i, w := range rest {
+		switch {
+		case w == "--":
+			return -1
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			continue
+		case i > 0 && !strings.Contains(rest[i-1], "="):
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // genericProjectDir applies the directory options most tools share to a command

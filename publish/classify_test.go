@@ -294,6 +294,8 @@ func TestClassifyUsesConfiguredCommands(t *testing.T) {
 		{"a mapping matches after git -C", "git -C sub push origin main", OpPublishRelease, true, wd + "/sub"},
 		{"a script path matches as written", "./release.sh --prod", OpRegistryUpload, true, wd},
 		{"a mapping can upgrade a builtin that publishes nothing", "npm run deploy", OpRegistryUpload, true, wd},
+		{"a mapping matches behind an option guard does not know", "npm --loglevel warn run deploy", OpRegistryUpload, true, wd},
+		{"a mapping matches behind an unknown program's valued option", "make -j 4 release", OpPublishRelease, true, wd},
 		{"a mapping cannot weaken a builtin that publishes", "gh repo create x --public", OpVisibilityPublic, true, wd},
 		{"an unmapped unknown stays unknown", "just ship", "", false, wd},
 	}

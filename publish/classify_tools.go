@@ -9,47 +9,23 @@ import (
 
 // classifyBuiltin applies guard's own knowledge of publishing tools to words (the
 // program first, wrappers already removed), failing closed on global options that
-// guard's lists of valued options lack: when the tool reads as publishing nothing and
-// the word taken for its subcommand directly follows an option written without "=",
-// that option may take the word as its value (npm --script-shell bash publish,
-// docker --tlscacert ca.pem push). The command is then read again without that
-// option and its value, and publishes if that reading does.
+// guard's lists of valued options lack: when the tool reads as publishing nothing,
+// the other readings of its options (see optionReadings) are tried, and the command
+// publishes if one of them does.
 func classifyBuiltin(words []string, dir string) Classification {
-	c := classifyTool(words, dir)
-	rest := words[1:]
-	for c.Known && c.Op == "" {
-		i := leadingOptionValue(rest)
-		if i < 0 {
-			break
-		}
-		rest = append(rest[:i-1:i-1], rest[i+1:]...)
-		if alt := classifyTool(append([]string{words[0]}, rest...), dir); alt.Op != "" {
-			return alt
+	readings := optionReadings(words)
+	c := classifyTool(readings[0], dir)
+	if c.Known && c.Op == "" {
+		for _, r := range readings[1:] {
+			if alt := classifyTool(r, dir); alt.Op != "" {
+				return alt
+			}
 		}
 	}
 	return c
 }
 
-// leadingOptionValue is the index in rest of the first word that is not an option,
-// when the word before it is an option written without "=" (which may take that word
-// as its value), or -1.
-func leadingOptionValue(rest []string) int {
-	for i, w := range rest {
-		switch {
-		case w == "--":
-			return -1
-		case strings.HasPrefix(w, "-") && len(w) > 1:
-			continue
-		case i > 0 && !strings.Contains(rest[i-1], "="):
-			return i
-		default:
-			return -1
-		}
-	}
-	return -1
-}
-
-// classifyTool is classifyBuiltin for one reading of the options.
+// classifyTool classifies one reading of a command's options.
 func classifyTool(words []string, dir string) Classification {
 	prog := programName(words[0])
 	rest := words[1:]
