@@ -7,6 +7,7 @@ package publish
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -345,7 +346,8 @@ func matchConfig(words []string, commands map[string]string) (key, op string, ok
 		}
 		return keys[i] < keys[j]
 	})
-	plain := newArgs(words[1:], "-C", "--prefix", "--cwd", "--dir", "--directory", "--project-dir", "--manifest-path", "-c").positionals()
+	// Variable assignments (make V=1 release) name no command: a key has none.
+	plain := slices.DeleteFunc(newArgs(words[1:], "-C", "--prefix", "--cwd", "--dir", "--directory", "--project-dir", "--manifest-path", "-c").positionals(), isAssignment)
 	for _, k := range keys {
 		kw := strings.Fields(k)
 		if len(kw) == 0 || len(kw)-1 > len(plain) {

@@ -296,6 +296,7 @@ func TestClassifyUsesConfiguredCommands(t *testing.T) {
 		{"a mapping can upgrade a builtin that publishes nothing", "npm run deploy", OpRegistryUpload, true, wd},
 		{"a mapping matches behind an option guard does not know", "npm --loglevel warn run deploy", OpRegistryUpload, true, wd},
 		{"a mapping matches behind an unknown program's valued option", "make -j 4 release", OpPublishRelease, true, wd},
+		{"a mapping matches behind a variable assignment", "make V=1 release", OpPublishRelease, true, wd},
 		{"a mapping cannot weaken a builtin that publishes", "gh repo create x --public", OpVisibilityPublic, true, wd},
 		{"an unmapped unknown stays unknown", "just ship", "", false, wd},
 	}
