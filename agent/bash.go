@@ -194,7 +194,11 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 			plain[i] = w.Text
 		}
 		plain[0] = name
-		if op, project, dry, err := a.classify(plain, cwd); err == nil && op != "" {
+		op, project, dry, err := a.classify(plain, cwd)
+		switch {
+		case err != nil:
+			a.note("whether " + quoteCmd(text) + " publishes: " + err.Error())
+		case op != "":
 			if project == "" {
 				project = cwd
 			}

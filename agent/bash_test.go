@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -155,4 +156,13 @@ func FuzzAnalyzeBash(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestAnalyzeBashSaysWhenItCannotTellWhetherACommandPublishes(t *testing.T) {
+	broken := func([]string, string) (string, string, bool, error) {
+		return "", "", false, errors.New("/w/.guard.toml:2: bad value")
+	}
+	a := AnalyzeBash("npm publish", "/w", "/home/u", broken)
+	assert.Empty(t, a.Effects)
+	assert.Equal(t, []string{"whether `npm publish` publishes: /w/.guard.toml:2: bad value"}, a.Unjudged)
 }
