@@ -1,6 +1,9 @@
 package main
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/agent"
@@ -25,8 +28,8 @@ one could not be.`,
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
-			if o.Hook != "" && o.Hook != agent.Claude && o.Hook != agent.Gemini && o.Hook != agent.Codex {
-				return guard.Exitf(guard.ExitUsage, "--hook: unknown agent %q (supported: claude, gemini, codex)", o.Hook)
+			if o.Hook != "" && !slices.Contains(agent.Agents, o.Hook) {
+				return guard.Exitf(guard.ExitUsage, "--hook: unknown agent %q (supported: %s)", o.Hook, strings.Join(agent.Agents, ", "))
 			}
 			return agent.RunRelease(o)
 		},
