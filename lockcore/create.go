@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Action says what Acquire did.
@@ -507,7 +508,8 @@ func updateBody(data []byte, now time.Time, given map[string]string) ([]byte, []
 var updatableFields = []string{"expires_after", "release_condition", "operations", "not_before", "mode", "purpose"}
 
 // setFields rewrites the value of every line of the given keys, and inserts a missing
-// key after the owner line (or at the top).
+// key after the owner line (or at the top). Lines are what the readers take for
+// lines (splitLines), so that the value set is the value read.
 func setFields(data []byte, set map[string]string) []byte {
 	text := string(data)
 	bom := ""
@@ -518,9 +520,7 @@ func setFields(data []byte, set map[string]string) []byte {
 	seen := map[string]bool{}
 	insertAt := 0
 	for i, line := range lines {
-		body := strings.TrimRight(line, "\r\n")
-		eol := line[len(body):]
-		s := strings.TrimSpace(body)
+		s := strings.TrimFunc(line.body, stripSpace)
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
@@ -528,15 +528,15 @@ func setFields(data []byte, set map[string]string) []byte {
 		if !ok {
 			continue
 		}
-		k = strings.ToLower(strings.TrimSpace(k))
+		k = strings.ToLower(strings.TrimFunc(k, stripSpace))
 		if k == "owner" && insertAt == 0 {
 			insertAt = i + 1
 		}
 		if v, ok := set[k]; ok {
-			if eol == "" {
-				eol = "\n"
+			lines[i].body = k + ": " + v
+			if lines[i].eol == "" {
+				lines[i].eol = "\n"
 			}
-			lines[i] = k + ": " + v + eol
 			seen[k] = true
 		}
 	}
@@ -546,29 +546,45 @@ func setFields(data []byte, set map[string]string) []byte {
 			add = append(add, k+": "+v+"\n")
 		}
 	}
-	if insertAt > 0 && !strings.HasSuffix(lines[insertAt-1], "\n") && !strings.HasSuffix(lines[insertAt-1], "\r") {
-		lines[insertAt-1] += "\n"
+	if insertAt > 0 && lines[insertAt-1].eol == "" {
+		lines[insertAt-1].eol = "\n" // the new lines follow it
 	}
-	out := append(append(append([]string{bom}, lines[:insertAt]...), add...), lines[insertAt:]...)
-	return []byte(strings.Join(out, ""))
+	var b strings.Builder
+	b.WriteString(bom)
+	for i, l := range lines {
+		if i == insertAt {
+			b.WriteString(strings.Join(add, ""))
+		}
+		b.WriteString(l.body + l.eol)
+	}
+	if insertAt == len(lines) {
+		b.WriteString(strings.Join(add, ""))
+	}
+	return []byte(b.String())
 }
 
-// splitKeepEnds splits s into lines as the readers do (\r\n, \n and \r end a line),
-// each line keeping its terminator.
-func splitKeepEnds(s string) []string {
-	var lines []string
-	for len(s) > 0 {
-		i := strings.IndexAny(s, "\r\n")
-		if i < 0 {
-			lines = append(lines, s)
-			break
+// keptLine is one line of a body and the line break that ended it ("" for a last
+// line without one).
+type keptLine struct{ body, eol string }
+
+// splitKeepEnds splits s into lines where the readers do (splitLines: \r\n, \n, \r,
+// \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029), each line keeping its terminator.
+func splitKeepEnds(s string) []keptLine {
+	var lines []keptLine
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isLineBreak(r) {
+			if r == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+				size = 2
+			}
+			lines = append(lines, keptLine{s[start:i], s[i : i+size]})
+			start = i + size
 		}
-		end := i + 1
-		if s[i] == '\r' && end < len(s) && s[end] == '\n' {
-			end++
-		}
-		lines = append(lines, s[:end])
-		s = s[end:]
+		i += size
+	}
+	if start < len(s) {
+		lines = append(lines, keptLine{body: s[start:]})
 	}
 	return lines
 }

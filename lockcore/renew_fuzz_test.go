@@ -13,6 +13,10 @@ func FuzzRenewBody(f *testing.F) {
 	f.Add([]byte("# comment\nno colon\n\nexpires_after: 2h"))
 	f.Add([]byte("\xef\xbb\xbfowner: a"))
 	f.Add([]byte(""))
+	// Line breaks the readers know besides CR and LF: the created after \v is a line of
+	// its own for them, so a renewal must rewrite it, not add one above it.
+	f.Add([]byte("owner: a\nhost: h\vcreated: 2020-01-01T00:00\n"))
+	f.Add([]byte("owner: a\u2028expires_after: 1s\fcreated: 2020-01-01\x1c"))
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := renewBody(data, now, "3h", Exclusive)
