@@ -195,14 +195,14 @@ func teamOp(o TeamOptions, id guard.Identity) (lockcore.TeamOp, error) {
 	return op, nil
 }
 
-// findTeamLock returns the team lock to work on: --lock-name in dir, or the single
-// team lock of host in dir.
+// findTeamLock returns the team lock to work on: --lock-name in dir (spelled as on
+// disk: names match ignoring case), or the single team lock of host in dir.
 func findTeamLock(dir, name, host string) (string, error) {
 	if name != "" {
 		if filepath.Base(name) != name || !lockcore.IsTeamLockName(name) {
 			return "", guard.Exitf(guard.ExitUsage, "team: --lock-name %q is not a team lock name (LOCK.team[.<scope>].<host>.txt, in DIR)", name)
 		}
-		return filepath.Join(dir, name), nil
+		return lockcore.ExistingLockPath(filepath.Join(dir, name)), nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -143,3 +143,15 @@ func TestRunTeamDefaultsTheAgentToTheOwnerIdentity(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.Contains(string(b), "[loop-01] | [session-42] | r | t | 2026-11-29T12:00:00+00:00"), string(b))
 }
+
+func TestRunTeamLockNameMatchesTheFileIgnoringCase(t *testing.T) {
+	dir := teamDir(t, "LOCK.team.laptop.txt")
+	code, out, errs := runTeam(t, dir, TeamOptions{Action: "checkin", LockName: "LOCK.team.LAPTOP.txt", Agent: "agent-1", Role: "writer", Task: "docs"})
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, filepath.Join(dir, "LOCK.team.laptop.txt"))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotEqual(t, "LOCK.team.LAPTOP.txt", e.Name(), "no second spelling of the lock")
+	}
+}
