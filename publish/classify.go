@@ -90,9 +90,25 @@ func Classify(argv []string, dir string, cfg *guard.Config) (Classification, err
 		return Classification{}, fmt.Errorf("classify: working directory %q is not absolute", dir)
 	}
 	dir = filepath.Clean(dir)
+	c := classifyReading(argv, dir, cfg)
+	if c.Op == "" {
+		// An option of the program whose value guard cannot tell may hide a runner
+		// or a subcommand (npm --node-options x publish): another reading of the
+		// options that publishes wins (fail closed).
+		for _, r := range optionReadings(argv)[1:] {
+			if alt := classifyReading(r, dir, cfg); alt.Op != "" {
+				return alt, nil
+			}
+		}
+	}
+	return c, nil
+}
+
+// classifyReading is Classify for one reading of argv's options.
+func classifyReading(argv []string, dir string, cfg *guard.Config) Classification {
 	words, dir := unwrap(argv, dir)
 	if len(words) == 0 {
-		return Classification{ProjectDir: dir, Why: "no command to run"}, nil
+		return Classification{ProjectDir: dir, Why: "no command to run"}
 	}
 	c := classifyBuiltin(words, dir)
 	if c.ProjectDir == "" {
@@ -102,7 +118,7 @@ func Classify(argv []string, dir string, cfg *guard.Config) (Classification, err
 		c.Words = commandWords(words)
 	}
 	if c.Op != "" || cfg == nil {
-		return c, nil
+		return c
 	}
 	if key, op, ok := matchConfigReadings(words, cfg.Publish.Commands); ok {
 		c.Known = true
@@ -117,7 +133,7 @@ func Classify(argv []string, dir string, cfg *guard.Config) (Classification, err
 			c.Why = fmt.Sprintf(".guard.toml [publish.commands] maps %q to %s", key, op)
 		}
 	}
-	return c, nil
+	return c
 }
 
 // unwrap strips the wrappers in front of the real command and applies the
@@ -153,10 +169,10 @@ func unwrap(words []string, dir string) ([]string, string) {
 				return nil, dir
 			}
 			words = w
-		case (prog == "pnpm" || prog == "yarn") && runnerAt(rest) >= 0:
+		case (prog == "pnpm" || prog == "yarn") && runnerAt(rest, pnpmValued, "exec", "dlx") >= 0:
 			// pnpm -r exec, pnpm --filter x exec, yarn dlx: the command after it runs
 			// in each package (pnpm -C changes the folder first).
-			i := runnerAt(rest)
+			i := runnerAt(rest, pnpmValued, "exec", "dlx")
 			if d, ok := newArgs(rest[:i], "-C", "--dir", "--cwd").value("-C", "--dir", "--cwd"); ok && d != "" {
 				dir = resolve(dir, d)
 			}
@@ -171,8 +187,9 @@ func unwrap(words []string, dir string) ([]string, string) {
 				return nil, dir
 			}
 			words = w
-		case prog == "npm" && len(rest) > 0 && (rest[0] == "exec" || rest[0] == "x"):
-			w, ok := unwrapRunner(rest[1:])
+		case prog == "npm" && runnerAt(rest, npmValued, "exec", "x") >= 0:
+			// npm exec and npm x, also after npm's own options (npm --yes exec).
+			w, ok := unwrapRunner(rest[runnerAt(rest, npmValued, "exec", "x")+1:])
 			if !ok {
 				return nil, dir
 			}
@@ -188,18 +205,21 @@ func unwrap(words []string, dir string) ([]string, string) {
 	return words, dir
 }
 
-// runnerAt is the index of pnpm's or yarn's exec/dlx subcommand in rest (after
-// global options), or -1.
-func runnerAt(rest []string) int {
-	valued := map[string]bool{"-C": true, "--dir": true, "--cwd": true, "--filter": true, "-F": true, "--workspace-dir": true, "--reporter": true, "--loglevel": true}
+// pnpmValued are the global options of pnpm and yarn that take a value.
+var pnpmValued = []string{"-C", "--dir", "--cwd", "--filter", "-F", "--workspace-dir", "--reporter", "--loglevel"}
+
+// runnerAt is the index in rest of a package manager's runner subcommand (one of
+// subs: pnpm's exec, npm's x, ...) after its global options (valued: those that take a
+// value), or -1 when the subcommand is another.
+func runnerAt(rest []string, valued []string, subs ...string) int {
 	for i := 0; i < len(rest); i++ {
 		w := rest[i]
 		switch {
 		case strings.HasPrefix(w, "-") && len(w) > 1:
-			if valued[w] {
+			if slices.Contains(valued, w) {
 				i++
 			}
-		case w == "exec" || w == "dlx":
+		case slices.Contains(subs, w):
 			return i
 		default:
 			return -1
@@ -396,6 +416,9 @@ func matchConfigReadings(words []string, commands map[string]string) (key, op st
 // every such option both ways lets no spelling hide a publishing subcommand.
 func optionReadings(words []string) [][]string {
 	out := [][]string{words}
+	if len(words) == 0 {
+		return out
+	}
 	rest := words[1:]
 	for {
 		i := leadingOptionValue(rest)

@@ -117,6 +117,8 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		pub("nice wrapper uploads", "nice -n 10 cargo publish", up),
 		pub("npm exec runs what it names", "npm exec -- semantic-release", rel),
 		pub("npm exec -c splits its string", "npm exec -c 'npm publish'", up),
+		pub("npm exec after npm's own options runs what it names", "npm --yes exec -- np", rel),
+		pub("npm x after a valued option runs what it names", "npm --registry http://r x semantic-release", rel),
 		pub("pnpm dlx runs what it names", "pnpm dlx release-it", rel),
 		pub("pnpm exec runs what it names", "pnpm exec changeset publish", up),
 		pub("pnpm -r exec runs what it names in every package", "pnpm -r exec npm publish", up),
