@@ -15,6 +15,11 @@
 //     written to a temporary file in the same directory, synced, then linked or renamed
 //     into place.
 //   - Exclusive: of two creators racing for the same lock name, exactly one succeeds.
+//   - Compare and swap: a takeover, renewal, release or prune replaces or removes a
+//     lock only if the file is still the one it judged, under the lock name's mutex,
+//     so a fresh lock that replaced it meanwhile is never lost.
+//   - Fail closed: a lock file that cannot be read is still a lock (ReadErr set) and
+//     never expires; names match case-insensitively (LOCK.txt names a lock.txt).
 //
 // The package never reads the wall clock or the host name itself: callers pass the
 // current time (or a Clock), and the identity of the caller, so tests can pin them.
