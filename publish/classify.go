@@ -163,8 +163,8 @@ func unwrap(words []string, dir string) ([]string, string) {
 				return nil, dir
 			}
 			words = w
-		case prog == "pipx" && len(rest) > 0 && rest[0] == "run":
-			w, ok := unwrapRunner(rest[1:])
+		case prog == "pipx" && runnerAt(rest, nil, "run") >= 0:
+			w, ok := unwrapRunner(rest[runnerAt(rest, nil, "run")+1:])
 			if !ok {
 				return nil, dir
 			}
@@ -181,8 +181,8 @@ func unwrap(words []string, dir string) ([]string, string) {
 				return nil, dir
 			}
 			words = w
-		case prog == "bun" && len(rest) > 0 && rest[0] == "x":
-			w, ok := unwrapRunner(rest[1:])
+		case prog == "bun" && runnerAt(rest, bunValued, "x") >= 0:
+			w, ok := unwrapRunner(rest[runnerAt(rest, bunValued, "x")+1:])
 			if !ok {
 				return nil, dir
 			}
@@ -194,8 +194,8 @@ func unwrap(words []string, dir string) ([]string, string) {
 				return nil, dir
 			}
 			words = w
-		case prog == "bundle" && len(rest) > 0 && rest[0] == "exec":
-			words = rest[1:]
+		case prog == "bundle" && runnerAt(rest, nil, "exec") >= 0:
+			words = rest[runnerAt(rest, nil, "exec")+1:]
 		case strings.HasPrefix(prog, "python") && len(rest) >= 2 && rest[0] == "-m":
 			words = rest[1:]
 		default:
@@ -204,6 +204,9 @@ func unwrap(words []string, dir string) ([]string, string) {
 	}
 	return words, dir
 }
+
+// bunValued are bun's global options that take a value.
+var bunValued = []string{"--cwd", "--config", "-c"}
 
 // pnpmValued are the global options of pnpm and yarn that take a value.
 var pnpmValued = []string{"-C", "--dir", "--cwd", "--filter", "-F", "--workspace-dir", "--reporter", "--loglevel"}
