@@ -107,7 +107,7 @@ func RunLock(o LockOptions) error {
 	if kind == lockcore.Condition && strings.TrimSpace(o.ReleaseCondition) == "" {
 		return guard.Exitf(guard.ExitUsage, "lock: --condition needs --release-condition")
 	}
-	if o.Team != "" && o.Host != "" && o.Host != o.Team {
+	if o.Team != "" && o.Host != "" && !strings.EqualFold(o.Host, o.Team) {
 		return guard.Exitf(guard.ExitUsage, "lock: --host %q differs from --team %q (a team lock's host is its team host)", o.Host, o.Team)
 	}
 	dir := absUnder(env.Dir, o.Dir)

@@ -96,3 +96,12 @@ func TestALockRefusedByALockThatNeverExpiresDoesNotSayWaitForIt(t *testing.T) {
 		})
 	}
 }
+
+func TestLockTeamHostAndHostMayDifferInCaseOnly(t *testing.T) {
+	dir := t.TempDir()
+	env, out, errb := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
+	no := false
+	err := RunLock(LockOptions{Env: env, LockNaming: LockNaming{Team: "LAPTOP"}, Host: "laptop", Owner: "me", Contest: &no, Quarantine: -1})
+	require.NoError(t, err, errb.String())
+	assert.Equal(t, filepath.Join(dir, "LOCK.team.LAPTOP.txt")+"\n", out.String())
+}
