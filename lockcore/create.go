@@ -517,6 +517,11 @@ func setFields(data []byte, set map[string]string) []byte {
 		bom, text = "\ufeff", strings.TrimPrefix(text, "\ufeff")
 	}
 	lines := splitKeepEnds(text)
+	// New and completed lines end as the file's first line does (CRLF stays CRLF).
+	nl := "\n"
+	if len(lines) > 0 && lines[0].eol == "\r\n" {
+		nl = "\r\n"
+	}
 	seen := map[string]bool{}
 	insertAt := 0
 	for i, line := range lines {
@@ -535,7 +540,7 @@ func setFields(data []byte, set map[string]string) []byte {
 		if v, ok := set[k]; ok {
 			lines[i].body = k + ": " + v
 			if lines[i].eol == "" {
-				lines[i].eol = "\n"
+				lines[i].eol = nl
 			}
 			seen[k] = true
 		}
@@ -543,11 +548,11 @@ func setFields(data []byte, set map[string]string) []byte {
 	var add []string
 	for _, k := range append([]string{"created"}, updatableFields...) {
 		if v, ok := set[k]; ok && !seen[k] {
-			add = append(add, k+": "+v+"\n")
+			add = append(add, k+": "+v+nl)
 		}
 	}
 	if insertAt > 0 && lines[insertAt-1].eol == "" {
-		lines[insertAt-1].eol = "\n" // the new lines follow it
+		lines[insertAt-1].eol = nl // the new lines follow it
 	}
 	var b strings.Builder
 	b.WriteString(bom)

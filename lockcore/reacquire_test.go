@@ -215,3 +215,10 @@ func TestAFieldValueCannotStartAnotherLineForTheReaders(t *testing.T) {
 		})
 	}
 }
+
+func TestUpdateBodyKeepsTheFilesLineEndings(t *testing.T) {
+	body := "owner: bob\r\ncreated: 2026-11-29 10:00\r\nexpires_after: 48H"
+	out, _, err := updateBody([]byte(body), t0, map[string]string{"purpose": "x"})
+	require.NoError(t, err)
+	assert.Equal(t, "owner: bob\r\npurpose: x\r\ncreated: 2026-11-29T10:00:00\r\nexpires_after: 48H", string(out))
+}
