@@ -146,6 +146,13 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 		case w.Text == "time" && !w.Dynamic:
 			words = skipOptions(words[1:], "")
 			continue
+		case w.Text == "function" && !w.Dynamic:
+			// function NAME [()] { BODY: the body's first command follows.
+			words = words[min(2, len(words)):]
+			for len(words) > 0 && (words[0].Text == "()" || words[0].Text == "(" || words[0].Text == ")") {
+				words = words[1:]
+			}
+			continue
 		case isAssignment(w.Text):
 			words = words[1:]
 			continue
@@ -246,6 +253,10 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 	case "cp", "ln", "install", "rsync", "scp":
 		ops, dest := operandsWithTarget(args, optionArgs[name])
 		switch {
+		case name == "install" && installsDirectories(args):
+			for _, w := range ops {
+				a.target(w, cwd, OpEdit, text)
+			}
 		case dest != nil:
 			a.target(*dest, cwd, OpEdit, text)
 		case len(ops) >= 2:
@@ -262,7 +273,8 @@ func (a *analyzer) command(st shellStep, cwd string, depth int) string {
 				a.target(w, cwd, OpEdit, text)
 			}
 		}
-	case "sed", "gsed":
+	case "sed", "gsed", "perl":
+		// perl -i edits in place like sed -i; its -e takes the script as sed's does.
 		a.sed(args, cwd, text)
 	case "dd":
 		for _, w := range args {
@@ -457,6 +469,32 @@ func shortValue(args []shellWord, i int, valued string) (byte, *shellWord, int) 
 		return t[k], nil, i
 	}
 	return 0, nil, i
+}
+
+// installsDirectories reports install -d (--directory): every operand is a directory
+// it creates.
+func installsDirectories(args []shellWord) bool {
+	for _, w := range args {
+		t := w.Text
+		switch {
+		case t == "--":
+			return false
+		case t == "--directory":
+			return true
+		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--"):
+			// -d alone or in a group (-Dd); after a letter that takes a value the
+			// rest of the group is that value (-mdd is the mode "dd").
+			for k := 1; k < len(t); k++ {
+				if t[k] == 'd' {
+					return true
+				}
+				if strings.IndexByte(optionArgs["install"], t[k]) >= 0 {
+					break
+				}
+			}
+		}
+	}
+	return false
 }
 
 // optionArgs lists, per command, the short options that take an argument.
