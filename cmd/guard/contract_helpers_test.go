@@ -130,4 +130,3 @@ func ctScanOne(t *testing.T, dir string) map[string]any {
 // ctLockObjectKeys are the keys CONTRACT.md promises in every lock object.
 var ctLockObjectKeys = []string{"path", "name", "kind", "scope", "host", "owner", "created", "created_source",
 	"expires_at", "expired", "mode", "operations", "release_condition", "purpose"}
-
