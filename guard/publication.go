@@ -65,13 +65,23 @@ func CheckPublication(p *Policy, dir, op string, cfg *Config) (*PublicationDecis
 		}
 		cfg = c
 	}
-	d := &PublicationDecision{Op: op, Dir: dir, Markers: FindMarkers(dir)}
 	locks, err := p.Check(Request{Ops: []string{op}, Paths: []string{dir}, Descend: true})
 	if err != nil {
 		return nil, err
 	}
+	d := CheckMarkers(dir, op, cfg)
 	d.Locks = locks
-	d.Warnings = append(d.Warnings, locks.Warnings...)
+	d.Warnings = append(append([]string(nil), locks.Warnings...), d.Warnings...)
+	d.Allowed = len(d.Refusals) == 0 && locks.Allowed
+	return d, nil
+}
+
+// CheckMarkers is the markers' part of CheckPublication alone (cfg must not be nil):
+// Markers, Refusals and Warnings are set, Locks is an empty decision, and Allowed says
+// whether the markers allow. A caller that has judged the locks already (guard check)
+// asks it instead of walking the project's locks again.
+func CheckMarkers(dir, op string, cfg *Config) *PublicationDecision {
+	d := &PublicationDecision{Op: op, Dir: dir, Markers: FindMarkers(dir), Locks: &Decision{Ops: []string{op}, Allowed: true}}
 	ms := d.Markers
 	switch ms.State() {
 	case "both":
@@ -99,8 +109,8 @@ func CheckPublication(p *Policy, dir, op string, cfg *Config) (*PublicationDecis
 				dir))
 		}
 	}
-	d.Allowed = len(d.Refusals) == 0 && locks.Allowed
-	return d, nil
+	d.Allowed = len(d.Refusals) == 0
+	return d
 }
 
 func orConfigName(cfg *Config) string {

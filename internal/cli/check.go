@@ -47,9 +47,7 @@ func RunCheck(o CheckOptions) error {
 		return guard.Exitf(guard.ExitUsage, "check: %w", err)
 	}
 	if guard.IsPublicationOp(op) {
-		if err := addMarkers(o.Env, policy, dec, op, cfg, o.Paths); err != nil {
-			return guard.Exitf(guard.ExitUsage, "check: %w", err)
-		}
+		addMarkers(o.Env, dec, op, cfg, o.Paths)
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.Env.Stdout)
@@ -72,21 +70,24 @@ func repoRootOf(env *guard.Env, path string) string {
 
 // addMarkers adds to dec what the publication markers say of publishing each path's
 // project by op: PRIVATE.txt (or both markers) refuses, as guard publish would; no
-// marker warns, or refuses under [publish] require_public.
-func addMarkers(env *guard.Env, policy *guard.Policy, dec *guard.Decision, op string, cfg *guard.Config, paths []string) error {
+// marker warns, or refuses under [publish] require_public. dec already holds the
+// locks' answer, so only the markers are looked at, once per directory.
+func addMarkers(env *guard.Env, dec *guard.Decision, op string, cfg *guard.Config, paths []string) {
 	seenWarn := map[string]bool{}
 	for _, w := range dec.Warnings {
 		seenWarn[w] = true
 	}
+	byDir := map[string]*guard.PublicationDecision{}
 	for _, raw := range paths {
 		abs := absUnder(env.Dir, raw)
 		dir := abs
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 			dir = filepath.Dir(abs)
 		}
-		pd, err := guard.CheckPublication(policy, dir, op, cfg)
-		if err != nil {
-			return err
+		pd := byDir[dir]
+		if pd == nil {
+			pd = guard.CheckMarkers(dir, op, cfg)
+			byDir[dir] = pd
 		}
 		for _, r := range pd.Refusals {
 			dec.Blocking = append(dec.Blocking, guard.Block{Path: abs, Reason: r})
@@ -99,5 +100,4 @@ func addMarkers(env *guard.Env, policy *guard.Policy, dec *guard.Decision, op st
 		}
 	}
 	dec.Allowed = len(dec.Blocking) == 0
-	return nil
 }
