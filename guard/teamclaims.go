@@ -41,7 +41,7 @@ func teamClaimBlocks(l *lockcore.Lock, tl *lockcore.TeamLock, err error, path st
 		return "", false
 	}
 	for _, b := range tl.FileClaims {
-		if !b.Active() || strings.EqualFold(b.Agent, id.Owner) || casefoldEqual(b.Agent, id.Owner) {
+		if !b.Active() || casefoldEqual(b.Agent, id.Owner) {
 			continue
 		}
 		for _, r := range b.Resources {
