@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -76,11 +77,13 @@ func RunLockdown(o LockdownOptions) error {
 	}
 	host := guard.ResolveIdentity(env, owner, "", cfg).Host
 	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit, MutexDir: creationMutexDir})
-	if err == nil && len(res.Locked) > 0 {
-		err = lockcore.UpdateLockdownManifest(manifest, func(m *lockcore.LockdownManifest) {
+	// Record what was written even when a later root failed, so --undo can remove it.
+	if res != nil && len(res.Locked) > 0 {
+		merr := lockcore.UpdateLockdownManifest(manifest, func(m *lockcore.LockdownManifest) {
 			m.Created, m.Owner, m.Reason = lockcore.FormatCreated(now), owner, o.Reason
 			m.Add(res.Locked...)
 		})
+		err = errors.Join(err, merr)
 	}
 	if res != nil {
 		if o.JSON {
