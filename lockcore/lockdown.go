@@ -62,7 +62,9 @@ func flatten(s string) string {
 // Lockdown writes LOCK.txt with created_by: bulk into every root that is a directory
 // and holds no active lock and no protected lock (those count as already locked). The
 // file is created atomically like any lock; an expired LOCK.txt in the root is taken
-// over. Without Commit nothing is written.
+// over. Without Commit nothing is written. A root that cannot be written is skipped
+// ("could not write") and the others are still locked; the error then names every
+// such root.
 func Lockdown(roots []string, opt LockdownOptions) (*LockdownResult, error) {
 	owner := opt.Owner
 	if owner == "" {
@@ -74,6 +76,7 @@ func Lockdown(roots []string, opt LockdownOptions) (*LockdownResult, error) {
 	loc := opt.Now.Location()
 	res := &LockdownResult{Committed: opt.Commit, Locked: []string{}, WouldLock: []string{}, Skipped: []LockdownSkip{}}
 	seen := map[string]bool{}
+	var failed []error
 	for _, root := range roots {
 		root = filepath.Clean(root)
 		if seen[root] {
@@ -108,11 +111,14 @@ func Lockdown(roots []string, opt LockdownOptions) (*LockdownResult, error) {
 				res.Skipped = append(res.Skipped, LockdownSkip{root, "locked meanwhile: " + ce.Lock.File})
 				continue
 			}
-			return res, err
+			// Lock every other root still: a lockdown is an emergency.
+			res.Skipped = append(res.Skipped, LockdownSkip{root, "could not write: " + err.Error()})
+			failed = append(failed, fmt.Errorf("%s: %w", root, err))
+			continue
 		}
 		res.Locked = append(res.Locked, path)
 	}
-	return res, nil
+	return res, errors.Join(failed...)
 }
 
 func alreadyLocked(locks []*Lock, now time.Time) string {
