@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -121,4 +122,15 @@ func ExitCode(err error) int {
 		return ee.Code
 	}
 	return ExitUsage
+}
+
+// WriteJSON writes v as the one indented JSON document a --json command prints on
+// stdout. A failure to write is an internal error (exit 2) naming what was written.
+func WriteJSON(w io.Writer, what string, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return Exitf(ExitUsage, "%s: writing JSON: %w", what, err)
+	}
+	return nil
 }

@@ -151,10 +151,8 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 
 	switch format {
 	case CIFormatJSON:
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			return guard.Exitf(guard.ExitUsage, "ci: %w", err)
+		if err := guard.WriteJSON(env.Stdout, "ci", report); err != nil {
+			return err
 		}
 	case CIFormatGitHub:
 		writeAnnotations(env, repo.Top, report, decisions)

@@ -115,10 +115,8 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 		}
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.Env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return guard.Exitf(guard.ExitUsage, "doctor: %w", err)
+		if err := guard.WriteJSON(o.Env.Stdout, "doctor", rep); err != nil {
+			return err
 		}
 	} else {
 		writeDoctor(o.Env.Stdout, rep)

@@ -12,7 +12,6 @@ package install
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -69,12 +68,7 @@ func (o Options) report(res Result, lines []string) error {
 	if res.Hooks == nil {
 		res.Hooks = []HookResult{}
 	}
-	enc := json.NewEncoder(o.Env.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(res); err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
-	}
-	return nil
+	return guard.WriteJSON(o.Env.Stdout, "install", res)
 }
 
 func (o Options) dir() string {

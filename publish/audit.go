@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -153,10 +152,8 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 	report := AuditReport{Repositories: judgeRepos(repos, clones, apiURL, loadSSHHostAliases(home)), Incomplete: len(failures) > 0}
 
 	if opts.JSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
+		if err := guard.WriteJSON(env.Stdout, "audit github", report); err != nil {
+			return err
 		}
 	} else {
 		writeAuditTable(env.Stdout, report)

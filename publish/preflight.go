@@ -119,10 +119,8 @@ func RunPreflight(opts PreflightOptions) error {
 	r.Publication = d.ToJSON()
 
 	if opts.JSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return guard.Exitf(guard.ExitUsage, "preflight: %w", err)
+		if err := guard.WriteJSON(env.Stdout, "preflight", r); err != nil {
+			return err
 		}
 	} else {
 		writePreflight(env, r, d)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 
@@ -50,9 +49,7 @@ func RunCheck(o CheckOptions) error {
 		addMarkers(o.Env, dec, op, cfg, o.Paths)
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.Env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(dec.ToJSON()); err != nil {
+		if err := guard.WriteJSON(o.Env.Stdout, "check", dec.ToJSON()); err != nil {
 			return err
 		}
 	}
