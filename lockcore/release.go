@@ -71,6 +71,11 @@ func releaseOnce(path string, opt ReleaseOptions) (*Lock, bool, error) {
 	if l.Kind == User && !(opt.Force && opt.Interactive) {
 		return l, false, fmt.Errorf("%s: %w", path, ErrUserLock)
 	}
+	// An unreadable body may declare a user lock (removable_by: user): only a person
+	// at a terminal may force it away (fail closed).
+	if l.ReadErr != nil && opt.Force && !opt.Interactive {
+		return l, false, fmt.Errorf("%s: unreadable (%v), so it may be a user lock: %w", path, l.ReadErr, ErrUserLock)
+	}
 	if !opt.Force {
 		switch {
 		case l.ReadErr != nil:
