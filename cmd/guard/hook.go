@@ -74,7 +74,10 @@ func prePushVisibility(ctx context.Context, env *guard.Env, remote, url string) 
 	}
 	repo, err := hooks.OpenRepo(ctx, hooks.GitFor(env))
 	if err != nil || repo.Top == "" {
-		return nil // the lock checks above already judged this repository
+		// The lock checks above already judged this repository; say that the
+		// visibility could not be checked rather than stay silent under PRIVATE.txt.
+		fmt.Fprintf(env.Stderr, "guard: warning: pre-push: PRIVATE.txt governs %s but the repository could not be opened to check the remote's visibility: %v\n", env.Dir, err)
+		return nil
 	}
 	warning, err := publish.PushVisibility(ctx, publish.VisibilityOptions{
 		Env: env, Dir: repo.Top, GitCommonDir: repo.CommonDir, RemoteURL: url})
