@@ -339,6 +339,10 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			return serr
 		}
 		return err
+	} else if len(ups) == 0 {
+		// git itself always describes a push on stdin; a hook manager that drops it
+		// (lefthook without use_stdin: true) would make every push pass unchecked.
+		fmt.Fprintln(env.Stderr, "guard: warning: pre-push got no ref lines on stdin, so no pushed path was checked; a hook manager must pass git's stdin through (lefthook: use_stdin: true)")
 	}
 	// One cat-file for the whole push: which remote commits this repository has (an
 	// update can then be remote..local), and which pushed objects are commits (a tag
