@@ -134,6 +134,20 @@ func (w *world) install(dir string, args ...string) {
 	require.Equal(w.t, 0, r.code, r.stderr)
 }
 
+// placeGuard puts the built guard binary at dst. A hard link, not a copy: a binary
+// written by this process can still be open for writing in a child another parallel
+// test is forking at that moment, and executing it then fails with "text file busy"
+// (golang.org/issue/22315).
+func placeGuard(t *testing.T, dst string) {
+	t.Helper()
+	if err := os.Link(guardBin, dst); err == nil {
+		return
+	}
+	data, err := os.ReadFile(guardBin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(dst, data, 0o755))
+}
+
 func write(t *testing.T, dir, rel, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -438,9 +452,7 @@ func TestInstall(t *testing.T) {
 		w := newWorld(t)
 		dir := w.repo()
 		copyBin := filepath.Join(t.TempDir(), "guard")
-		data, err := os.ReadFile(guardBin)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(copyBin, data, 0o755))
+		placeGuard(t, copyBin)
 		r := w.run(dir, "", nil, copyBin, "install")
 		require.Equal(t, 0, r.code, r.stderr)
 		require.NoError(t, os.Remove(copyBin))
@@ -499,15 +511,13 @@ func TestInstall(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
 		dir := w.repo()
-		data, err := os.ReadFile(guardBin)
-		require.NoError(t, err)
 		moved := filepath.Join(t.TempDir(), "guard")
-		require.NoError(t, os.WriteFile(moved, data, 0o755))
+		placeGuard(t, moved)
 		r := w.run(dir, "", nil, moved, "install")
 		require.Equal(t, 0, r.code, r.stderr)
 		require.NoError(t, os.Remove(moved))
 		onPath := t.TempDir()
-		require.NoError(t, os.WriteFile(filepath.Join(onPath, "guard"), data, 0o755))
+		placeGuard(t, filepath.Join(onPath, "guard"))
 		path := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH")}
 
 		lock(t, dir, "locked/LOCK.txt", "")
