@@ -48,9 +48,9 @@ func classifyTool(words []string, dir string) Classification {
 		}
 		return c
 	case "poetry":
-		return classifyPoetry(rest, dir)
+		return poetryPublish.classify(rest, dir)
 	case "uv":
-		return classifyUv(rest, dir)
+		return uvPublish.classify(rest, dir)
 	case "flit", "hatch", "pdm", "maturin":
 		return subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload, "upload": OpRegistryUpload}, "-r", "--repository", "--repo", "--pypirc", "-u", "--user", "--username", "-a", "--auth", "--password", "--repository-url", "--ca-certs", "--client-cert", "--format", "-p", "--project", "--directory", "--interpreter", "-i", "-m", "--manifest-path")
 	case "gem":
@@ -329,44 +329,42 @@ func classifyCargo(rest []string, dir string) Classification {
 	return nothing(projectDir, fmt.Sprintf("cargo %s publishes nothing", pos[0]), "cargo", pos[0])
 }
 
-func classifyPoetry(rest []string, dir string) Classification {
-	a := newArgs(rest, "-C", "--directory", "-P", "--project", "-r", "--repository", "-u", "--username", "-p", "--password", "--cert", "--client-cert", "--dist-dir")
-	pos := a.positionals()
-	base := dir
-	if p, ok := a.value("-C", "--directory", "-P", "--project"); ok && p != "" {
-		base = resolve(dir, p)
-	}
-	if len(pos) > 0 && pos[0] == "publish" {
-		c := known(OpRegistryUpload, "poetry publish uploads the package to the registry", base, "poetry", "publish")
-		if a.flag("--dry-run") {
-			c.DryRun, c.Why = true, "poetry publish --dry-run uploads nothing"
-		}
-		return c
-	}
-	if len(pos) == 0 {
-		return nothing(base, "poetry without a subcommand publishes nothing", "poetry")
-	}
-	return nothing(base, fmt.Sprintf("poetry %s publishes nothing", pos[0]), "poetry", pos[0])
+// publishSubcommand describes a tool whose only publishing form is `<tool> publish`,
+// rehearsed by --dry-run, with options that name the project directory.
+type publishSubcommand struct {
+	tool       string
+	why        string   // what `<tool> publish` does, for people
+	dirFlags   []string // options whose value is the project directory
+	valueFlags []string // every option that takes a value (dirFlags included)
 }
 
-func classifyUv(rest []string, dir string) Classification {
-	a := newArgs(rest, "--directory", "--project", "--index", "--publish-url", "--check-url", "-u", "--username", "-p", "--password", "-t", "--token", "--trusted-publishing", "--keyring-provider", "--config-file", "--cache-dir", "--python")
+var (
+	poetryPublish = publishSubcommand{tool: "poetry", why: "poetry publish uploads the package to the registry",
+		dirFlags:   []string{"-C", "--directory", "-P", "--project"},
+		valueFlags: []string{"-C", "--directory", "-P", "--project", "-r", "--repository", "-u", "--username", "-p", "--password", "--cert", "--client-cert", "--dist-dir"}}
+	uvPublish = publishSubcommand{tool: "uv", why: "uv publish uploads the distributions to the index",
+		dirFlags:   []string{"--directory", "--project"},
+		valueFlags: []string{"--directory", "--project", "--index", "--publish-url", "--check-url", "-u", "--username", "-p", "--password", "-t", "--token", "--trusted-publishing", "--keyring-provider", "--config-file", "--cache-dir", "--python"}}
+)
+
+func (p publishSubcommand) classify(rest []string, dir string) Classification {
+	a := newArgs(rest, p.valueFlags...)
 	pos := a.positionals()
 	base := dir
-	if p, ok := a.value("--directory", "--project"); ok && p != "" {
-		base = resolve(dir, p)
+	if d, ok := a.value(p.dirFlags...); ok && d != "" {
+		base = resolve(dir, d)
 	}
 	if len(pos) > 0 && pos[0] == "publish" {
-		c := known(OpRegistryUpload, "uv publish uploads the distributions to the index", base, "uv", "publish")
+		c := known(OpRegistryUpload, p.why, base, p.tool, "publish")
 		if a.flag("--dry-run") {
-			c.DryRun, c.Why = true, "uv publish --dry-run uploads nothing"
+			c.DryRun, c.Why = true, p.tool+" publish --dry-run uploads nothing"
 		}
 		return c
 	}
 	if len(pos) == 0 {
-		return nothing(base, "uv without a subcommand publishes nothing", "uv")
+		return nothing(base, p.tool+" without a subcommand publishes nothing", p.tool)
 	}
-	return nothing(base, fmt.Sprintf("uv %s publishes nothing", pos[0]), "uv", pos[0])
+	return nothing(base, fmt.Sprintf("%s %s publishes nothing", p.tool, pos[0]), p.tool, pos[0])
 }
 
 func classifyRake(rest []string, dir string) Classification {
