@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"golang.org/x/term"
@@ -32,7 +33,8 @@ func main() {
 // tree, and turn the outcome into an exit code.
 func run(args []string) int {
 	env := processEnv()
-	root := newRootCmd(env, buildInfo{version, commit, date})
+	mod, _ := debug.ReadBuildInfo()
+	root := newRootCmd(env, withModuleInfo(buildInfo{version, commit, date}, mod))
 	root.SetArgs(args)
 	err := root.Execute()
 	var ee *guard.ExitError

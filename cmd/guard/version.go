@@ -19,10 +19,15 @@ func newVersionCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(env.Stdout).Encode(map[string]string{"version": bi.version, "commit": bi.commit, "date": bi.date})
 			}
-			_, err := fmt.Fprintf(env.Stdout, "guard %s (commit %s, built %s)\n", bi.version, bi.commit, bi.date)
+			_, err := fmt.Fprintln(env.Stdout, versionLine(bi))
 			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// versionLine is what `guard version` and `guard --version` print.
+func versionLine(bi buildInfo) string {
+	return fmt.Sprintf("guard %s (commit %s, built %s)", bi.version, bi.commit, bi.date)
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/guardlocks/guard/agent"
+	"github.com/guardlocks/guard/install"
+)
+
+// knownOps are the operations completion offers for --op (any other word is allowed
+// too; these are the ones guard's gates use).
+var knownOps = []string{"edit", "commit", "push", "release-tag", "publish-release", "registry-upload", "visibility-public"}
+
+// flagValues are the values shell completion offers, by flag name, wherever a command
+// has that flag. One table, so that a new command with --op or --mode completes without
+// wiring of its own.
+var flagValues = map[string][]string{
+	"op":     knownOps,
+	"format": {"text", "json", "github"},
+	"hooks":  install.Hooks,
+	"mode":   {"hard", "soft"},
+	"hook":   agent.Agents,
+}
+
+// agentCommands take an agent name as their first argument.
+var agentCommands = map[string]bool{"agent-hook": true, "agent-install": true, "agent-uninstall": true}
+
+// addCompletions registers flagValues and the agent names on every command of the tree.
+func addCompletions(cmd *cobra.Command) {
+	for name, values := range flagValues {
+		if cmd.Flags().Lookup(name) == nil {
+			continue
+		}
+		values := values
+		_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return values, cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	if agentCommands[cmd.Name()] && cmd.ValidArgsFunction == nil {
+		cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return agent.Agents, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	for _, c := range cmd.Commands() {
+		addCompletions(c)
+	}
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Usage errors name the command, say what it takes and where the help is (cobra's bare
+// "requires at least 1 arg(s), only received 0" said none of that).
+func TestUsageErrorsSayWhatTheCommandTakes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check"}, "guard: check: requires at least 1 arg(s), only received 0\nusage: guard check [--op OP] PATH... [flags]\nsee 'guard check --help'\n"},
+		{[]string{"check", "--no-such-flag", "x"}, "guard: check: unknown flag: --no-such-flag\nusage: guard check [--op OP] PATH... [flags]\nsee 'guard check --help'\n"},
+		{[]string{"lock", "a", "b"}, "guard: lock: accepts at most 1 arg(s), received 2\nusage: guard lock [DIR] [flags]\nsee 'guard lock --help'\n"},
+		{[]string{"--no-such-flag"}, "guard: unknown flag: --no-such-flag\nsee 'guard --help'\n"},
+		{[]string{"chek", "."}, "guard: unknown command \"chek\"; did you mean check?\nsee 'guard --help'\n"},
+		{[]string{"frobnicate"}, "guard: unknown command \"frobnicate\"\nsee 'guard --help'\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, stderr, code := runGuard(t, t.TempDir(), nil, tc.args...)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, out)
+			assert.Equal(t, tc.want, stderr)
+		})
+	}
+}
+
+func TestGuardAloneShowsHelp(t *testing.T) {
+	out, _, code := runGuard(t, t.TempDir(), nil)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "Usage:\n  guard [flags]\n  guard [command]")
+}
+
+// Shell completion offers the values guard knows for its flags and arguments.
+func TestCompletionOffersValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"check", "--op", ""}, knownOps},
+		{[]string{"ci", "--op", ""}, knownOps},
+		{[]string{"ci", "--format", ""}, []string{"text", "json", "github"}},
+		{[]string{"install", "--hooks", ""}, []string{"pre-commit", "pre-push"}},
+		{[]string{"lock", "--mode", ""}, []string{"hard", "soft"}},
+		{[]string{"agent-install", ""}, []string{"claude", "gemini", "codex"}},
+		{[]string{"agent-hook", ""}, []string{"claude", "gemini", "codex"}},
+		{[]string{"agent-release", "--hook", ""}, []string{"claude", "gemini", "codex"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, _, code := runGuard(t, t.TempDir(), nil, append([]string{"__complete"}, tc.args...)...)
+			assert.Equal(t, 0, code)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			assert.Equal(t, ":4", lines[len(lines)-1], "no file completion for a value list")
+			for _, w := range tc.want {
+				assert.Contains(t, lines[:len(lines)-1], w)
+			}
+		})
+	}
+}
