@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/guardlocks/guard/cmdline"
 	"github.com/guardlocks/guard/guard"
 )
 
@@ -143,20 +144,19 @@ func unwrap(words []string, dir string) ([]string, string) {
 		prog := programName(words[0])
 		rest := words[1:]
 		switch {
-		case isAssignment(words[0]):
-			words = rest
-		case prog == "env":
-			words, dir = unwrapEnv(rest, dir)
-		case prog == "sudo" || prog == "doas":
-			a := newArgs(rest, "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir")
-			if d, ok := a.value("-D", "--chdir"); ok && d != "" {
-				dir = resolve(dir, d)
+		case cmdline.IsAssignment(words[0]) || cmdline.IsWrapper(words[0]):
+			// env, sudo, timeout, nice, nohup, ...: the same unwrapper the agent
+			// hook uses, so both see the same command.
+			c := cmdline.Unwrap(words)
+			for _, d := range c.Dirs {
+				dir = resolve(dir, d.Text)
 			}
-			words = skipOptions(rest, a.valued)
-		case prog == "command" || prog == "exec" || prog == "time" || prog == "nohup" || prog == "builtin":
-			words = skipOptions(rest, map[string]bool{"-a": true})
-		case prog == "nice":
-			words = skipOptions(rest, map[string]bool{"-n": true, "--adjustment": true})
+			words = c.Argv
+			if c.Shell != nil {
+				// su -c, flock -c, watch: shell text, read as words (a shell
+				// construct in it is not a command guard knows: refused as unknown).
+				words = strings.Fields(c.Shell.Text)
+			}
 		case prog == "npx" || prog == "pnpx" || prog == "bunx" || prog == "uvx":
 			w, ok := unwrapRunner(rest)
 			if !ok {
@@ -231,48 +231,6 @@ func runnerAt(rest []string, valued []string, subs ...string) int {
 	return -1
 }
 
-// unwrapEnv skips env's options and assignments; -C changes the directory and -S
-// splits its argument into words.
-func unwrapEnv(rest []string, dir string) ([]string, string) {
-	for len(rest) > 0 {
-		w := rest[0]
-		switch {
-		case w == "--":
-			return rest[1:], dir
-		case w == "-i" || w == "-" || w == "-0" || w == "--ignore-environment" || w == "--null" || w == "-v" || w == "--debug":
-			rest = rest[1:]
-		case w == "-u" || w == "--unset":
-			rest = rest[min(2, len(rest)):]
-		case strings.HasPrefix(w, "--unset=") || strings.HasPrefix(w, "-u"):
-			rest = rest[1:]
-		case w == "-C" || w == "--chdir":
-			if len(rest) > 1 {
-				dir = resolve(dir, rest[1])
-			}
-			rest = rest[min(2, len(rest)):]
-		case strings.HasPrefix(w, "--chdir="):
-			dir = resolve(dir, strings.TrimPrefix(w, "--chdir="))
-			rest = rest[1:]
-		case w == "-S" || w == "--split-string":
-			if len(rest) > 1 {
-				return append(strings.Fields(rest[1]), rest[2:]...), dir
-			}
-			return nil, dir
-		case strings.HasPrefix(w, "-S"):
-			return append(strings.Fields(w[2:]), rest[1:]...), dir
-		case strings.HasPrefix(w, "--split-string="):
-			return append(strings.Fields(strings.TrimPrefix(w, "--split-string=")), rest[1:]...), dir
-		case isAssignment(w):
-			rest = rest[1:]
-		case strings.HasPrefix(w, "-"):
-			rest = rest[1:]
-		default:
-			return rest, dir
-		}
-	}
-	return rest, dir
-}
-
 // unwrapRunner skips a package runner's options (npx --yes -p pkg, uvx --from x) and
 // returns the command it runs, with the package spec turned into its program name.
 // "-c 'cmd'" (npm exec -c) splits the string into words. ok is false when nothing
@@ -303,26 +261,6 @@ func unwrapRunner(rest []string) ([]string, bool) {
 		}
 	}
 	return nil, false
-}
-
-// skipOptions drops leading options (and the values of valued ones) and a "--".
-func skipOptions(rest []string, valued map[string]bool) []string {
-	for len(rest) > 0 {
-		w := rest[0]
-		switch {
-		case w == "--":
-			return rest[1:]
-		case strings.HasPrefix(w, "-") && len(w) > 1:
-			if valued[w] {
-				rest = rest[min(2, len(rest)):]
-			} else {
-				rest = rest[1:]
-			}
-		default:
-			return rest
-		}
-	}
-	return rest
 }
 
 // resolve makes p absolute against dir.

@@ -1,8 +1,9 @@
 package publish
 
 import (
-	"path/filepath"
 	"strings"
+
+	"github.com/guardlocks/guard/cmdline"
 )
 
 // args is a command's argument list (without the program name) and the flags of that
@@ -136,16 +137,9 @@ func isTrue(v string) bool {
 	return false
 }
 
-// programName is the name a program is known by: the base name of its path, in lower
-// case, without a Windows executable suffix.
-func programName(word string) string {
-	base := filepath.Base(strings.ReplaceAll(word, `\`, "/"))
-	base = strings.ToLower(base)
-	for _, ext := range []string{".exe", ".cmd", ".bat", ".ps1"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	return base
-}
+// programName is the name a program is known by (cmdline.Program: the base name,
+// lower case, without a Windows executable suffix).
+func programName(word string) string { return cmdline.Program(word) }
 
 // packageBin is the program an npx-style runner starts for a package spec:
 // "np@latest" → "np", "@changesets/cli@2" → "cli" (runners map scoped packages to
@@ -177,17 +171,5 @@ var scopedBins = map[string]string{
 }
 
 // isAssignment reports whether word is a shell-style environment assignment
-// (NAME=value) as `env` and shells accept before a command.
-func isAssignment(word string) bool {
-	i := strings.IndexByte(word, '=')
-	if i <= 0 {
-		return false
-	}
-	for j, r := range word[:i] {
-		if r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || j > 0 && r >= '0' && r <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
-}
+// (NAME=value) as env and shells accept before a command.
+func isAssignment(word string) bool { return cmdline.IsAssignment(word) }
