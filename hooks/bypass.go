@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // BypassEntry is one line of the bypass log (<git-common-dir>/guard/bypass.log, JSON
@@ -85,7 +86,7 @@ func formatTime(t time.Time) string { return t.Format(time.RFC3339) }
 // RecordBypass appends to repo's bypass log a refusal that GUARD_BYPASS let through
 // in a check outside the lock checks (the pre-push visibility check): who, why, and
 // the refusal at the repository's top. It returns the log's path.
-func RecordBypass(env *guard.Env, repo Repo, hook, remote, url, reason string, ops []string, refusal error) (string, error) {
+func RecordBypass(env *guard.Env, repo gitrun.Repo, hook, remote, url, reason string, ops []string, refusal error) (string, error) {
 	cfg, _ := guard.FindConfig(repo.Top)
 	id := guard.ResolveIdentity(env, "", "", cfg)
 	p := repo.BypassLogPath()

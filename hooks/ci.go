@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // CI output formats.
@@ -79,8 +80,8 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 	if format != CIFormatText && format != CIFormatJSON && format != CIFormatGitHub {
 		return guard.Exitf(guard.ExitUsage, "ci: unknown --format %q (text, json or github)", format)
 	}
-	g := GitFor(env)
-	repo, err := OpenRepo(ctx, g)
+	g := gitrun.New(env.Dir, env.Env)
+	repo, err := gitrun.OpenRepo(ctx, g)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "ci: %w", err)
 	}
@@ -96,7 +97,7 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 		}
 		return err
 	}
-	changed, err := ChangedPaths(ctx, g, rng.Base, rng.Head)
+	changed, err := gitrun.ChangedPaths(ctx, g, rng.Base, rng.Head)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "ci: listing the paths changed in %s: %w", rangeText(rng), err)
 	}
@@ -221,7 +222,7 @@ func shallowError(what string) error {
 // GITHUB_EVENT_BEFORE (pushes; all zeros for a new branch, compared with the default
 // branch), else the merge base with origin/HEAD. A shallow clone that lacks the base
 // is an error that says how to fetch the history.
-func ResolveCIRange(ctx context.Context, g Git, env *guard.Env, base, head string) (CIRange, error) {
+func ResolveCIRange(ctx context.Context, g gitrun.Git, env *guard.Env, base, head string) (CIRange, error) {
 	if head == "" {
 		head = "HEAD"
 	}
@@ -305,7 +306,7 @@ func ResolveCIRange(ctx context.Context, g Git, env *guard.Env, base, head strin
 // defaultBranchRange uses the merge base with the remote's default branch:
 // origin/HEAD, else the event's repository.default_branch, else origin/main or
 // origin/master.
-func defaultBranchRange(ctx context.Context, g Git, env *guard.Env, fromRef func(string, string) (CIRange, error), shallow bool) (CIRange, error) {
+func defaultBranchRange(ctx context.Context, g gitrun.Git, env *guard.Env, fromRef func(string, string) (CIRange, error), shallow bool) (CIRange, error) {
 	candidates := []string{"refs/remotes/origin/HEAD"}
 	if b := eventDefaultBranch(env); b != "" {
 		candidates = append(candidates, "refs/remotes/origin/"+b)
@@ -323,11 +324,11 @@ func defaultBranchRange(ctx context.Context, g Git, env *guard.Env, fromRef func
 }
 
 // commitOf resolves rev to a commit id.
-func commitOf(ctx context.Context, g Git, rev string) (string, error) {
+func commitOf(ctx context.Context, g gitrun.Git, rev string) (string, error) {
 	return g.Line(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 }
 
-func isShallow(ctx context.Context, g Git) bool {
+func isShallow(ctx context.Context, g gitrun.Git) bool {
 	out, err := g.Line(ctx, "rev-parse", "--is-shallow-repository")
 	return err == nil && out == "true"
 }
@@ -369,14 +370,14 @@ func eventDefaultBranch(env *guard.Env) string {
 
 // committedMarkers finds PRIVATE.txt and PUBLIC.txt in head's tree and among the
 // paths the range's commits added or changed.
-func committedMarkers(ctx context.Context, g Git, r CIRange) ([]CIMarker, error) {
+func committedMarkers(ctx context.Context, g gitrun.Git, r CIRange) ([]CIMarker, error) {
 	out := []CIMarker{}
 	seen := map[string]bool{}
 	tree, err := g.Run(ctx, "-c", "core.quotePath=false", "ls-tree", "-r", "-z", "--name-only", r.Head)
 	if err != nil {
 		return nil, fmt.Errorf("listing the tree of %s: %w", short(r.Head), err)
 	}
-	for _, p := range uniqueZ(tree) {
+	for _, p := range gitrun.SplitNames(tree) {
 		if guard.IsMarkerName(p) {
 			seen[p] = true
 			out = append(out, CIMarker{Path: p, Where: "tree"})
@@ -389,13 +390,13 @@ func committedMarkers(ctx context.Context, g Git, r CIRange) ([]CIMarker, error)
 	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--diff-filter=d", "--name-only", "-z", "--format=", "--diff-merges=combined"}, revs...)
 	logged, err := g.Run(ctx, append(args, "--")...)
 	if err != nil {
-		var ge *GitError
+		var ge *gitrun.Error
 		if errors.As(err, &ge) {
 			return nil, fmt.Errorf("listing the commits of the range: %w", err)
 		}
 		return nil, err
 	}
-	for _, p := range uniqueZ(logged) {
+	for _, p := range gitrun.SplitNames(logged) {
 		if guard.IsMarkerName(p) && !seen[p] {
 			seen[p] = true
 			out = append(out, CIMarker{Path: p, Where: "range"})

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // RefUpdate is one line git gives a pre-push hook on stdin:
@@ -78,7 +80,7 @@ func ParseRefLines(r io.Reader) ([]RefUpdate, error) {
 // commit's history), with one `git cat-file --batch-check`. git answers one line per
 // input line, in order, naming the peeled object; the answers are keyed by the names
 // asked about.
-func presentCommits(ctx context.Context, g Git, shas []string) (map[string]bool, error) {
+func presentCommits(ctx context.Context, g gitrun.Git, shas []string) (map[string]bool, error) {
 	have := map[string]bool{}
 	if len(shas) == 0 {
 		return have, nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // check is one question a hook asked the policy and its answer: for pre-commit the
@@ -25,7 +26,7 @@ type check struct {
 // outcome is what a hook found before deciding whether to let git go on.
 type outcome struct {
 	hook, remote, url string
-	repo              Repo
+	repo              gitrun.Repo
 	id                guard.Identity
 	checks            []check
 }
@@ -34,8 +35,8 @@ type outcome struct {
 // policy (one Policy per hook run, so directories are read once).
 type session struct {
 	env    *guard.Env
-	git    Git
-	repo   Repo
+	git    gitrun.Git
+	repo   gitrun.Repo
 	id     guard.Identity
 	policy *guard.Policy
 	// workers are the policies of a parallel check (the first is policy).
@@ -43,11 +44,11 @@ type session struct {
 }
 
 func openSession(ctx context.Context, env *guard.Env) (*session, error) {
-	g := GitFor(env)
+	g := gitrun.New(env.Dir, env.Env)
 	repo, ok := hookRepo(env)
 	if !ok {
 		var err error
-		if repo, err = OpenRepo(ctx, g); err != nil {
+		if repo, err = gitrun.OpenRepo(ctx, g); err != nil {
 			return nil, err
 		}
 	}
@@ -147,27 +148,27 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 // to read (GIT_INDEX_FILE). When that holds and the working directory has its .git,
 // the top level is known without asking git, which saves a process on every commit.
 // Only Top is filled in; the git directories are asked for when a bypass needs them.
-func hookRepo(env *guard.Env) (Repo, bool) {
+func hookRepo(env *guard.Env) (gitrun.Repo, bool) {
 	if env.Env("GIT_EXEC_PATH") == "" && env.Env("GIT_INDEX_FILE") == "" {
-		return Repo{}, false
+		return gitrun.Repo{}, false
 	}
 	if wt := env.Env("GIT_WORK_TREE"); wt != "" && filepath.Clean(wt) != filepath.Clean(env.Dir) {
-		return Repo{}, false
+		return gitrun.Repo{}, false
 	}
 	if !filepath.IsAbs(env.Dir) {
-		return Repo{}, false
+		return gitrun.Repo{}, false
 	}
 	if _, err := os.Lstat(filepath.Join(env.Dir, ".git")); err != nil {
-		return Repo{}, false
+		return gitrun.Repo{}, false
 	}
-	return Repo{Top: filepath.Clean(env.Dir)}, true
+	return gitrun.Repo{Top: filepath.Clean(env.Dir)}, true
 }
 
 // writeBypass appends the bypass to the repository's log and returns the log's path.
 func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr error) (string, error) {
 	if o.repo.CommonDir == "" {
 		// A hook started by git knows only its top level so far.
-		r, err := OpenRepo(context.Background(), GitFor(env))
+		r, err := gitrun.OpenRepo(context.Background(), gitrun.New(env.Dir, env.Env))
 		if err != nil {
 			return "", fmt.Errorf("no git directory to keep the log in: %w", err)
 		}
@@ -234,7 +235,7 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	// git diff --cached needs nothing from the session, so it is started first and
 	// runs while the session asks git where the repository is: the hook costs little
 	// more than git's diff.
-	waitStaged, err := StartStagedChanges(ctx, GitFor(env))
+	waitStaged, err := StartStagedChanges(ctx, gitrun.New(env.Dir, env.Env))
 	if err != nil {
 		return err
 	}
@@ -315,7 +316,7 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 		o.repo, o.id = r.s.repo, r.s.id
 		return r.s, nil
 	}
-	g := GitFor(env)
+	g := gitrun.New(env.Dir, env.Env)
 	fromFramework := remote == ""
 	var ups []RefUpdate
 	var err error
@@ -383,7 +384,7 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 		if revs := PushRange(u, remote, have[u.RemoteSHA]); revs != nil && have[u.LocalSHA] {
 			// Paths are checked in batches while git log is still walking history.
 			pc := s.startParallel(ops)
-			err := LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
+			err := gitrun.LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
 				abs := s.abs(batch)
 				pc.add(abs)
 				c.paths = append(c.paths, abs...)
@@ -415,7 +416,7 @@ func mergeDecision(into, d *guard.Decision) {
 // frameworkRef builds the pushed ref from the pre-commit framework's variables. When
 // the framework gives no commits (it pushes a branch whose root is new to the remote),
 // HEAD is checked as a new ref: everything the remote does not have yet.
-func frameworkRef(ctx context.Context, env *guard.Env, g Git) (RefUpdate, error) {
+func frameworkRef(ctx context.Context, env *guard.Env, g gitrun.Git) (RefUpdate, error) {
 	zero := strings.Repeat("0", 40)
 	u := RefUpdate{
 		LocalRef: env.Env("PRE_COMMIT_LOCAL_BRANCH"), LocalSHA: env.Env("PRE_COMMIT_TO_REF"),

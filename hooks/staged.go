@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // Change is one staged path and git's status letter for it (A added, C copied,
@@ -18,7 +20,7 @@ type Change struct {
 // itself on an unborn branch). Renames are not paired (--no-renames), so both sides
 // of a rename appear, as a deletion and an addition. It honours GIT_INDEX_FILE from
 // g.Env, which git sets for `git commit -a` and `git commit <paths>`.
-func StagedChanges(ctx context.Context, g Git) ([]Change, error) {
+func StagedChanges(ctx context.Context, g gitrun.Git) ([]Change, error) {
 	wait, err := StartStagedChanges(ctx, g)
 	if err != nil {
 		return nil, err
@@ -28,7 +30,7 @@ func StagedChanges(ctx context.Context, g Git) ([]Change, error) {
 
 // StartStagedChanges starts the git diff of StagedChanges and returns the function
 // that waits for its answer.
-func StartStagedChanges(ctx context.Context, g Git) (func() ([]Change, error), error) {
+func StartStagedChanges(ctx context.Context, g gitrun.Git) (func() ([]Change, error), error) {
 	p, err := g.Start(ctx, nil, "diff", "--cached", "--name-status", "-z", "--no-renames",
 		"--no-relative", "--ignore-submodules=none", "--no-ext-diff", "--no-textconv")
 	if err != nil {

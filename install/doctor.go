@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -78,7 +79,7 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 	roots := o.Roots
 	if len(roots) == 0 {
 		roots = []string{o.Env.Dir}
-	} else if r, err := openRepo(ctx, o.Env, o.Env.Dir); err == nil {
+	} else if r, err := gitrun.OpenRepo(ctx, gitrun.New(o.Env.Dir, o.Env.Env)); err == nil {
 		seen[r.Top+"\x00"+r.CommonDir] = true
 		rep.Repositories = append(rep.Repositories, examine(o.Env, r))
 	}
@@ -87,7 +88,7 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 			root = filepath.Join(o.Env.Dir, root)
 		}
 		dirs := []string{root}
-		if _, err := openRepo(ctx, o.Env, root); err != nil {
+		if _, err := gitrun.OpenRepo(ctx, gitrun.New(root, o.Env.Env)); err != nil {
 			dirs = findRepos(root, 3)
 			if len(dirs) == 0 {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: no git repository here or below", root))
@@ -95,7 +96,7 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 			}
 		}
 		for _, d := range dirs {
-			r, err := openRepo(ctx, o.Env, d)
+			r, err := gitrun.OpenRepo(ctx, gitrun.New(d, o.Env.Env))
 			if err != nil {
 				rep.Problems = append(rep.Problems, err.Error())
 				continue
@@ -161,7 +162,7 @@ func skipDir(name string) bool {
 	return name == ".git" || name == "node_modules"
 }
 
-func examine(env *guard.Env, r repoInfo) RepoReport {
+func examine(env *guard.Env, r gitrun.Repo) RepoReport {
 	rep := RepoReport{Path: r.Top, HooksDir: r.Hooks, Hooks: []HookReport{}, StaleLocks: []lockcore.JSON{},
 		Bypasses: []json.RawMessage{}, Problems: []string{}}
 	if rep.Path == "" {
@@ -202,7 +203,7 @@ func examine(env *guard.Env, r repoInfo) RepoReport {
 		}
 	}
 
-	rep.BypassLog = filepath.Join(r.CommonDir, "guard", "bypass.log")
+	rep.BypassLog = r.BypassLogPath()
 	entries, err := readBypassLog(rep.BypassLog)
 	if err != nil {
 		problem("bypass log: %v", err)

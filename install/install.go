@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // Options are the inputs of guard install and guard uninstall.
@@ -96,7 +97,7 @@ func RunInstall(ctx context.Context, o Options) error {
 	if exe == "" || !filepath.IsAbs(exe) {
 		return guard.Exitf(guard.ExitUsage, "install: cannot tell where the guard binary is (%q)", exe)
 	}
-	r, err := openRepo(ctx, o.Env, o.dir())
+	r, err := gitrun.OpenRepo(ctx, gitrun.New(o.dir(), o.Env.Env))
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "install: %w", err)
 	}
@@ -274,7 +275,7 @@ func husky(dir string) bool {
 // RunUninstall is guard uninstall: guard's hooks are removed and the hooks they kept
 // are put back. A hook guard did not write is left alone.
 func RunUninstall(ctx context.Context, o Options) error {
-	r, err := openRepo(ctx, o.Env, o.dir())
+	r, err := gitrun.OpenRepo(ctx, gitrun.New(o.dir(), o.Env.Env))
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
 	}

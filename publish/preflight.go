@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,17 +211,19 @@ func writePreflight(env *guard.Env, r *PreflightReport, d *guard.PublicationDeci
 
 // repoState asks git about the repository holding dir; nil outside a repository.
 func repoState(dir string, environ []string) *RepoState {
-	root, err := gitOutput(dir, environ, "rev-parse", "--show-toplevel")
+	ctx := context.Background()
+	g := gitIn(dir, environ)
+	root, err := g.Line(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil
 	}
 	rs := &RepoState{Root: root, Unpushed: -1, Changed: []string{}}
-	rs.Branch, _ = gitOutput(dir, environ, "symbolic-ref", "--short", "-q", "HEAD")
-	status, err := gitRaw(dir, environ, "status", "--porcelain=v1", "--untracked-files=normal")
+	rs.Branch, _ = g.Line(ctx, "symbolic-ref", "--short", "-q", "HEAD")
+	status, err := g.Run(ctx, "status", "--porcelain=v1", "--untracked-files=normal")
 	if err != nil {
 		rs.Error = err.Error()
 	}
-	for _, line := range strings.Split(status, "\n") {
+	for _, line := range strings.Split(string(status), "\n") {
 		if len(line) < 4 {
 			continue
 		}
@@ -232,9 +235,9 @@ func repoState(dir string, environ []string) *RepoState {
 		rs.Changed = append(rs.Changed, name)
 	}
 	rs.Clean = err == nil && len(rs.Changed) == 0
-	if up, err := gitOutput(dir, environ, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err == nil {
+	if up, err := g.Line(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err == nil {
 		rs.Upstream = up
-		if n, err := gitOutput(dir, environ, "rev-list", "--count", "@{upstream}..HEAD"); err == nil {
+		if n, err := g.Line(ctx, "rev-list", "--count", "@{upstream}..HEAD"); err == nil {
 			rs.Unpushed, _ = strconv.Atoi(n)
 			rs.Pushed = rs.Unpushed == 0
 		}

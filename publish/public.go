@@ -1,7 +1,7 @@
 package publish
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,10 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // shell runs PUBLIC.txt commands: `sh -c <command>` in dir with environ, output to
@@ -92,40 +92,16 @@ type ChoreDone struct {
 
 // choreRecordPath is where the record for the PUBLIC.txt in dir lives.
 func choreRecordPath(dir string, environ []string) string {
-	if gd := gitCommonDir(dir, environ); gd != "" {
-		return filepath.Join(gd, "guard", "chores.json")
+	if r, err := gitrun.OpenRepo(context.Background(), gitIn(dir, environ)); err == nil {
+		return filepath.Join(r.GuardDir(), "chores.json")
 	}
 	return filepath.Join(dir, ".PUBLIC.txt.chores.json")
 }
 
-// gitCommonDir is the absolute git common directory of the repository holding dir,
-// or "" outside a repository.
-func gitCommonDir(dir string, environ []string) string {
-	out, err := gitOutput(dir, environ, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return ""
-	}
-	return out
-}
-
-// gitOutput runs git in dir and returns its trimmed stdout.
-func gitOutput(dir string, environ []string, args ...string) (string, error) {
-	out, err := gitRaw(dir, environ, args...)
-	return strings.TrimSpace(out), err
-}
-
-// gitRaw runs git in dir and returns its stdout as it is (porcelain formats start
-// lines with spaces that matter).
-func gitRaw(dir string, environ []string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = environ
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
+// gitIn runs git in dir with the allowlisted part of environ (the environment of the
+// wrapped command).
+func gitIn(dir string, environ []string) gitrun.Git {
+	return gitrun.New(dir, func(k string) string { return environValue(environ, k) })
 }
 
 // loadChoreRecord reads a record; a missing file is an empty record. A record that

@@ -10,6 +10,7 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/hooks"
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/publish"
 )
 
@@ -72,7 +73,7 @@ func prePushVisibility(ctx context.Context, env *guard.Env, remote, url string) 
 	if len(guard.FindMarkers(env.Dir).Private) == 0 {
 		return nil
 	}
-	repo, err := hooks.OpenRepo(ctx, hooks.GitFor(env))
+	repo, err := gitrun.OpenRepo(ctx, gitrun.New(env.Dir, env.Env))
 	if err != nil || repo.Top == "" {
 		// The lock checks above already judged this repository; say that the
 		// visibility could not be checked rather than stay silent under PRIVATE.txt.

@@ -1,13 +1,10 @@
-package hooks
+package gitrun
 
-import (
-	"strconv"
-
-	"github.com/guardlocks/guard/guard"
-)
+import "strconv"
 
 // passedVars are the environment variables handed on to git. Library code reads the
-// environment only through guard.Env, which cannot enumerate it, so this is the list
+// environment only through a lookup function (guard.Env.Env), which cannot enumerate
+// it, so this is the list
 // of what git (and the programs it starts) needs: where the repository and the index
 // are as git told the hook (GIT_DIR, GIT_INDEX_FILE, ...), configuration, locale,
 // and how to find programs.
@@ -25,33 +22,28 @@ var passedVars = []string{
 	"GIT_SHALLOW_FILE", "GIT_GRAFT_FILE", "GIT_DEFAULT_HASH",
 }
 
-// Environ returns the environment for git subprocesses, read through env: the
+// Environ returns the environment for git subprocesses, read through getenv: the
 // variables in passedVars that are set, plus `git -c` style GIT_CONFIG_COUNT entries.
 // Optional locks are turned off so that a hook's read-only git calls never take the
 // index lock of the commit that is running them.
-func Environ(env *guard.Env) []string {
+func Environ(getenv func(string) string) []string {
 	var out []string
 	for _, k := range passedVars {
-		if v := env.Env(k); v != "" {
+		if v := getenv(k); v != "" {
 			out = append(out, k+"="+v)
 		}
 	}
-	if n, err := strconv.Atoi(env.Env("GIT_CONFIG_COUNT")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(getenv("GIT_CONFIG_COUNT")); err == nil && n > 0 {
 		out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(n))
 		for i := range n {
 			for _, k := range []string{"GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"} {
 				name := k + strconv.Itoa(i)
-				out = append(out, name+"="+env.Env(name))
+				out = append(out, name+"="+getenv(name))
 			}
 		}
 	}
-	if env.Env("GIT_OPTIONAL_LOCKS") == "" {
+	if getenv("GIT_OPTIONAL_LOCKS") == "" {
 		out = append(out, "GIT_OPTIONAL_LOCKS=0")
 	}
 	return out
-}
-
-// GitFor returns a Git that runs in env's working directory with env's environment.
-func GitFor(env *guard.Env) Git {
-	return Git{Dir: env.Dir, Env: Environ(env)}
 }

@@ -1,4 +1,4 @@
-package hooks
+package gitrun
 
 import (
 	"context"
@@ -112,18 +112,18 @@ func TestGitErrorNamesCommandAndStderr(t *testing.T) {
 	g := newRepo(t)
 	_, err := g.Run(context.Background(), "rev-parse", "--verify", "nope^{commit}")
 	require.Error(t, err)
-	var ge *GitError
+	var ge *Error
 	require.ErrorAs(t, err, &ge)
 	require.Equal(t, 128, ge.Code)
 	require.Contains(t, err.Error(), "git rev-parse --verify nope^{commit}:")
 }
 
-func FuzzUniqueZ(f *testing.F) {
+func FuzzSplitNames(f *testing.F) {
 	f.Add([]byte("a\x00b\x00\na\x00"))
 	f.Add([]byte(""))
 	f.Add([]byte("\n\n\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got := uniqueZ(data)
+		got := SplitNames(data)
 		seen := map[string]bool{}
 		for i, p := range got {
 			require.NotEmpty(t, p)

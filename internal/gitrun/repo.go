@@ -1,4 +1,4 @@
-package hooks
+package gitrun
 
 import (
 	"context"
@@ -53,8 +53,9 @@ func OpenRepo(ctx context.Context, g Git) (Repo, error) {
 }
 
 // GuardDir is the folder where guard keeps its per-repository records (the bypass
-// log) in the git directory shared by all working trees.
+// log, the chores record) in the git directory shared by all working trees.
 func (r Repo) GuardDir() string { return filepath.Join(r.CommonDir, "guard") }
 
-// BypassLogPath is the audit log of GUARD_BYPASS uses.
+// BypassLogPath is the audit log of GUARD_BYPASS uses (written by the hooks, read by
+// guard doctor).
 func (r Repo) BypassLogPath() string { return filepath.Join(r.GuardDir(), "bypass.log") }

@@ -1,0 +1,119 @@
+package gitrun
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ChangedPaths returns the paths (relative to the repository's top level, sorted,
+// unique) changed by the commits reachable from head but not from base: both sides of
+// every rename or copy, deletions included. An empty base means every commit reachable
+// from head, a root commit contributing its whole tree.
+func ChangedPaths(ctx context.Context, g Git, base, head string) ([]string, error) {
+	rng := []string{head}
+	if base != "" {
+		rng = []string{head, "--not", base}
+	}
+	return LogPaths(ctx, g, rng...)
+}
+
+// LogPaths returns the paths changed by the commits that `git log revs...` lists, with
+// a single git process whatever the number of commits: `git log --name-only -z` over
+// the range. Renames are not detected (--no-renames), so both sides of a rename appear
+// as a deletion and an addition. Root commits contribute their whole tree (git log
+// shows a root commit's diff against the empty tree). A merge commit contributes the
+// paths it changed relative to every parent (conflict resolutions, "evil" merges); the
+// commits it merges are in the range themselves or already published.
+func LogPaths(ctx context.Context, g Git, revs ...string) ([]string, error) {
+	var paths []string
+	err := LogPathsFunc(ctx, g, revs, func(batch []string) error {
+		paths = append(paths, batch...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(paths)
+	return paths, nil
+}
+
+// logBatch is how many new paths LogPathsFunc gathers before handing them on: large
+// enough to keep the calls few, small enough that checking starts while git is still
+// walking history.
+const logBatch = 64
+
+// LogPathsFunc is LogPaths streamed: fn receives the paths, each once, in batches as
+// git prints them, so that the caller's work (reading lock directories) overlaps
+// git's. An error from fn stops git and is returned.
+func LogPathsFunc(ctx context.Context, g Git, revs []string, fn func([]string) error) error {
+	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--name-only", "-z", "--format=", "--diff-merges=combined", "--no-ext-diff", "--no-textconv"}, revs...)
+	args = append(args, "--")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := g.command(ctx, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("git log: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return &Error{Args: args, Code: -1, Err: err}
+	}
+	seen := make(map[string]struct{})
+	var batch []string
+	r := bufio.NewReaderSize(out, 64*1024)
+	var fnErr error
+	for fnErr == nil {
+		field, rerr := r.ReadString(0)
+		if s := strings.TrimLeft(strings.TrimSuffix(field, "\x00"), "\n"); s != "" {
+			if _, ok := seen[s]; !ok {
+				seen[s] = struct{}{}
+				batch = append(batch, s)
+				if len(batch) >= logBatch {
+					fnErr = fn(batch)
+					batch = nil
+				}
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	if fnErr != nil {
+		cancel()
+		_ = cmd.Wait()
+		return fnErr
+	}
+	if err := cmd.Wait(); err != nil {
+		return newError(args, stderr.String(), err)
+	}
+	if len(batch) > 0 {
+		return fn(batch)
+	}
+	return nil
+}
+
+// SplitNames splits NUL-separated git output into sorted unique non-empty names. git log
+// with --format= separates commits with an extra newline, which is trimmed away.
+func SplitNames(out []byte) []string {
+	seen := make(map[string]struct{})
+	var paths []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		s := strings.TrimLeft(string(f), "\n")
+		if s == "" {
+			continue
+		}
+		if _, ok := seen[s]; ok {
+			continue
+		}
+		seen[s] = struct{}{}
+		paths = append(paths, s)
+	}
+	slices.Sort(paths)
+	return paths
+}
