@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -33,7 +34,7 @@ type ciWorld struct {
 
 func (w *ciWorld) vars(extra map[string]string) map[string]string {
 	v := map[string]string{
-		"PATH": os.Getenv("PATH"), "HOME": w.home, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
+		"PATH": testenv.Path(), "HOME": w.home, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
 		"GUARD_OWNER": "alice", "GUARD_HOST": "runner",
 	}
 	for k, x := range extra {
@@ -46,7 +47,7 @@ func (w *ciWorld) git(dir string, args ...string) string {
 	w.t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + w.home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=Alice", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=Alice", "GIT_COMMITTER_EMAIL=a@example.com",
 		"GIT_AUTHOR_DATE=2026-03-01T10:00:00Z", "GIT_COMMITTER_DATE=2026-03-01T10:00:00Z"}
 	out, err := cmd.CombinedOutput()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,7 +63,7 @@ func newWorld(t *testing.T) *world {
 	buildGuard(t)
 	home := t.TempDir()
 	return &world{t: t, env: []string{
-		"PATH=" + os.Getenv("PATH"),
+		"PATH=" + testenv.Path(),
 		"HOME=" + home,
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_CONFIG_NOSYSTEM=1",
@@ -518,7 +519,7 @@ func TestInstall(t *testing.T) {
 		require.NoError(t, os.Remove(moved))
 		onPath := t.TempDir()
 		placeGuard(t, filepath.Join(onPath, "guard"))
-		path := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH")}
+		path := []string{"PATH=" + onPath + string(os.PathListSeparator) + testenv.Path()}
 
 		lock(t, dir, "locked/LOCK.txt", "")
 		write(t, dir, "locked/new", "x\n")

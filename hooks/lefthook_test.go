@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,7 +60,7 @@ func lefthookWorld(t *testing.T) (*world, string) {
 	bin := lefthookBinary(t)
 	w := newWorld(t)
 	// Later entries win over the world's own PATH (os/exec keeps the last duplicate).
-	w.env = append(w.env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "LEFTHOOK_BIN="+bin)
+	w.env = append(w.env, "PATH="+binDir+string(os.PathListSeparator)+testenv.Path(), "LEFTHOOK_BIN="+bin)
 	return w, bin
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -43,7 +44,7 @@ func newWorld(t *testing.T) *world {
 	for _, name := range []string{"npm", "gh"} {
 		w.standIn(name, `echo "`+name+` $*" >> "$RECORD"; exit "${STANDIN_EXIT:-0}"`)
 	}
-	w.environ = []string{"PATH=" + w.bin + ":" + os.Getenv("PATH"), "RECORD=" + w.record, "HOME=" + base,
+	w.environ = []string{"PATH=" + w.bin + ":" + testenv.Path(), "RECORD=" + w.record, "HOME=" + base,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x"}
 	return w
 }

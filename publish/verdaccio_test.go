@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -119,7 +120,7 @@ func TestPublishToARealRegistry(t *testing.T) {
 	npmrc := filepath.Join(home, ".npmrc")
 	// npm wants a token even where the registry lets anyone publish.
 	require.NoError(t, os.WriteFile(npmrc, []byte("//"+strings.TrimPrefix(url, "http://")+"/:_authToken=fake\n"), 0o600))
-	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "npm_config_userconfig=" + npmrc,
+	environ := []string{"PATH=" + testenv.Path(), "HOME=" + home, "npm_config_userconfig=" + npmrc,
 		"npm_config_cache=" + filepath.Join(home, "npm-cache"), "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false"}
 
 	publishIn := func(dir string) (int, string) {

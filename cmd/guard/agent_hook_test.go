@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ func runShell(t *testing.T, dir, stdin, line string, env ...string) (stdout, std
 	t.Helper()
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "NO_COLOR=1"}, env...)
+	cmd.Env = append([]string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "NO_COLOR=1"}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x"}
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "git %v: %s", args, out)
@@ -98,7 +99,7 @@ func TestPrePushRefusesPushingAPrivateProjectToAPublicRepository(t *testing.T) {
 	run := func(url string, extra ...string) (string, int) {
 		cmd := exec.Command(guardBin, "hook", "pre-push", "origin", url)
 		cmd.Dir = repo
-		cmd.Env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + repo, "GIT_CONFIG_GLOBAL=/dev/null"}, env...), extra...)
+		cmd.Env = append(append([]string{"PATH=" + testenv.Path(), "HOME=" + repo, "GIT_CONFIG_GLOBAL=/dev/null"}, env...), extra...)
 		cmd.Stdin = strings.NewReader(refLine)
 		out, err := cmd.CombinedOutput()
 		code := 0

@@ -5,11 +5,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -98,7 +98,7 @@ func ctRace(t *testing.T, dir string, n int, args func(i int) (owner string, a [
 		owner, a := args(i)
 		cmds[i] = exec.Command(guardBin, append([]string{"lock", "--no-contest"}, a...)...)
 		cmds[i].Dir = dir
-		cmds[i].Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GUARD_OWNER=" + owner, "GUARD_HOST=box1"}
+		cmds[i].Env = []string{"PATH=" + testenv.Path(), "HOME=" + dir, "GUARD_OWNER=" + owner, "GUARD_HOST=box1"}
 	}
 	for _, c := range cmds {
 		require.NoError(t, c.Start())

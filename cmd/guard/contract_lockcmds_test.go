@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -210,7 +211,7 @@ func TestContractLockContest(t *testing.T) {
 		dir := t.TempDir()
 		cmd := exec.Command(guardBin, "lock", "--team", "hb", "--contested", "--quarantine", "2")
 		cmd.Dir = dir
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TZ=UTC", "GUARD_OWNER=a", "GUARD_HOST=hb"}
+		cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + dir, "TZ=UTC", "GUARD_OWNER=a", "GUARD_HOST=hb"}
 		var errb strings.Builder
 		cmd.Stderr = &errb
 		require.NoError(t, cmd.Start())
@@ -317,7 +318,7 @@ func TestContractUnlock(t *testing.T) {
 		atTerminal := func(args string) (string, error) {
 			cmd := exec.Command(script, "-qec", guardBin+" "+args, "/dev/null")
 			cmd.Dir = dir
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GUARD_OWNER=alice"}
+			cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + dir, "GUARD_OWNER=alice"}
 			out, err := cmd.CombinedOutput()
 			return string(out), err
 		}
@@ -473,7 +474,7 @@ func TestContractLockdown(t *testing.T) {
 		home := t.TempDir()
 		r := ctMkdir(t, t.TempDir(), "root")
 		cmd := exec.Command(guardBin, "lockdown", r, "--commit")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
+		cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + home}
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
 		assert.FileExists(t, filepath.Join(home, ".local", "state", "guard", "lockdown.json"))

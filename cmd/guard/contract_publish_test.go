@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +29,7 @@ func ctStandIns(t *testing.T) (pathEnv, log string) {
 		script := "#!/bin/sh\necho \"" + name + " $*\" >> " + log + "\necho \"" + name + " output\"\nexit ${FAKE_RC:-0}\n"
 		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755))
 	}
-	return "PATH=" + bin + ":" + os.Getenv("PATH"), log
+	return "PATH=" + bin + ":" + testenv.Path(), log
 }
 
 func ctRan(t *testing.T, log string) string {
@@ -129,7 +130,7 @@ func TestContractPublishRunsTheCommandAndItsChores(t *testing.T) {
 		p := ctRepo(t, nil)
 		bin := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/bin/sh\necho \"got: $(cat)\"\necho to-stderr >&2\nexit 5\n"), 0o755))
-		out, errOut, code := ctRun(t, p, []string{"PATH=" + bin + ":" + os.Getenv("PATH")}, "hello\n", "publish", "--", "npm", "publish")
+		out, errOut, code := ctRun(t, p, []string{"PATH=" + bin + ":" + testenv.Path()}, "hello\n", "publish", "--", "npm", "publish")
 		assert.Equal(t, 5, code)
 		assert.Equal(t, "got: hello\n", out)
 		assert.Contains(t, errOut, "to-stderr\n")
@@ -321,7 +322,7 @@ func TestContractPublishClassifiesCommonCommands(t *testing.T) {
 	for _, name := range []string{"npm", "gh", "cargo", "twine", "docker", "pnpm"} {
 		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\necho \""+name+" $*\" >> "+log+"\n"), 0o755))
 	}
-	pathEnv := "PATH=" + bin + ":" + os.Getenv("PATH")
+	pathEnv := "PATH=" + bin + ":" + testenv.Path()
 	cases := []struct {
 		cmd  []string
 		op   string // "" when the command publishes nothing and runs

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -294,7 +295,7 @@ func TestContractTeamUpdatesAreSerialised(t *testing.T) {
 		for i, a := range args {
 			cmds[i] = exec.Command(guardBin, append([]string{"team"}, a...)...)
 			cmds[i].Dir = dir
-			cmds[i].Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, env...)
+			cmds[i].Env = append([]string{"PATH=" + testenv.Path(), "HOME=" + dir}, env...)
 		}
 		for _, c := range cmds {
 			require.NoError(t, c.Start())

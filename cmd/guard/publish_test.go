@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +27,7 @@ func standIns(t *testing.T) (pathEnv, record string) {
 		script := "#!/bin/sh\necho \"" + name + " $*\" >> " + record + "\nexit ${STANDIN_EXIT:-0}\n"
 		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755))
 	}
-	return "PATH=" + bin + ":" + os.Getenv("PATH"), record
+	return "PATH=" + bin + ":" + testenv.Path(), record
 }
 
 func recorded(t *testing.T, record string) string {
@@ -79,7 +80,7 @@ func TestPublishCommandForwardsSIGTERM(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "PUBLIC.txt"), nil, 0o644))
 	cmd := exec.Command(guardBin, "publish", "--", "npm", "publish")
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	cmd.Env = []string{"PATH=" + bin + ":" + testenv.Path(), "HOME=" + t.TempDir()}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())

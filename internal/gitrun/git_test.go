@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardlocks/guard/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +17,7 @@ func gitEnv() []string {
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_CONFIG_NOSYSTEM=1",
 		"HOME=" + os.TempDir(),
-		"PATH=" + os.Getenv("PATH"),
+		"PATH=" + testenv.Path(),
 		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z",
 		"GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
 	}
