@@ -38,14 +38,16 @@ type DecideOptions struct {
 	Classify ClassifyFunc
 	// Claim makes a write into a free area claim it (see claim.go).
 	Claim bool
-	// Config is the .guard.toml governing the call's cwd (nil: looked up).
-	Config *guard.Config
+	// Subject is the call's working directory resolved by guard (its repository,
+	// .guard.toml and identity); nil: resolved here.
+	Subject *guard.Subject
 }
 
 // Identity returns who the agent is for lock ownership: GUARD_OWNER, else its
-// session id (else guard's usual owner); the host is guard's usual host.
-func Identity(env *guard.Env, call *Call, cfg *guard.Config) guard.Identity {
-	id := guard.ResolveIdentity(env, "", "", cfg)
+// session id (else guard's usual owner, as the subject resolved it); the host is
+// guard's usual host.
+func Identity(env *guard.Env, call *Call, s *guard.Subject) guard.Identity {
+	id := s.Identity
 	if env.Env("GUARD_OWNER") == "" && call.SessionID != "" {
 		id.Owner = call.SessionID
 	}
@@ -58,16 +60,16 @@ func Identity(env *guard.Env, call *Call, cfg *guard.Config) guard.Identity {
 // publishing commands. Locks and denials come first; allow rules never override a
 // lock. What guard cannot judge gets no decision.
 func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
-	cfg := opts.Config
-	if cfg == nil {
+	subject := opts.Subject
+	if subject == nil {
 		var err error
-		if cfg, err = guard.FindConfig(call.Cwd); err != nil {
+		if subject, err = guard.ResolveSubject(env, call.Cwd, guard.Identity{}); err != nil {
 			return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: cannot read the configuration: %v (fail closed)", err)}, nil
 		}
 	}
 	d := &decider{
-		env: env, call: call, opts: opts, cfg: cfg,
-		id:    Identity(env, call, cfg),
+		env: env, call: call, opts: opts, cfg: subject.Config,
+		id:    Identity(env, call, subject),
 		perms: newPermissionsCache(),
 	}
 	d.policy = guard.NewPolicy(env, d.id)
@@ -165,7 +167,17 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 	if len(paths) == 0 {
 		return
 	}
-	dec, err := d.policy.Check(guard.Request{Ops: ops, Paths: paths, Descend: descend})
+	// Each path is judged under the configuration of the repository holding it (its
+	// host, and its owner when the agent has no session id), as guard check judges it.
+	subjects, err := guard.SubjectsOf(d.env, paths, guard.Identity{})
+	if err != nil {
+		d.deny(fmt.Sprintf("guard: cannot check %s: %v; fix it to continue (fail closed)", what, err))
+		return
+	}
+	for _, s := range subjects {
+		s.Identity = Identity(d.env, d.call, s)
+	}
+	dec, err := guard.CheckSubjects(d.env, subjects, guard.Request{Ops: ops, Descend: descend})
 	if err != nil {
 		d.deny(fmt.Sprintf("guard: cannot check %s: %v (fail closed)", what, err))
 		return
@@ -333,7 +345,12 @@ func guardControl(p string) string {
 // PUBLIC.txt checks are not run here: a hook must be quick and harmless; `guard
 // publish` runs them.
 func (d *decider) publication(e Effect) {
-	dec, err := guard.CheckPublication(d.policy, e.Path, e.Op, nil)
+	project, err := guard.ResolveSubject(d.env, e.Path, guard.Identity{})
+	if err != nil {
+		d.deny(fmt.Sprintf("guard: cannot judge %s of %s: %v (fail closed)", e.Op, e.Path, err))
+		return
+	}
+	dec, err := guard.CheckPublication(guard.NewPolicy(d.env, Identity(d.env, d.call, project)), e.Path, e.Op, project.Config)
 	if err != nil {
 		d.deny(fmt.Sprintf("guard: cannot judge %s of %s: %v (fail closed)", e.Op, e.Path, err))
 		return

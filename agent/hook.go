@@ -58,11 +58,11 @@ func hookVerdict(opts HookOptions) (v *Verdict) {
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: "guard: " + err.Error() + "; guard refuses what it cannot read (fail closed)."}
 	}
-	cfg, err := guard.FindConfig(call.Cwd)
+	subject, err := guard.ResolveSubject(env, call.Cwd, guard.Identity{})
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: cannot read the configuration: %v; fix it to continue (fail closed).", err)}
 	}
-	decided, err := Decide(env, call, DecideOptions{Classify: opts.Classify, Claim: opts.Claim || cfg.Agent.Claim, Config: cfg})
+	decided, err := Decide(env, call, DecideOptions{Classify: opts.Classify, Claim: opts.Claim || subject.Config.Agent.Claim, Subject: subject})
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: %v (fail closed).", err)}
 	}

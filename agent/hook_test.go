@@ -131,11 +131,11 @@ func TestIdentityIsGuardOwnerElseTheSessionID(t *testing.T) {
 	root := fixtureTree(t)
 	call := &Call{SessionID: "sess-9"}
 	env, _, _ := fixtureEnv(root, "", map[string]string{})
-	assert.Equal(t, guard.Identity{Owner: "sess-9", Host: "laptop"}, Identity(env, call, &guard.Config{}))
+	assert.Equal(t, guard.Identity{Owner: "sess-9", Host: "laptop"}, Identity(env, call, subjectOf(t, env, root)))
 	env, _, _ = fixtureEnv(root, "", map[string]string{"GUARD_OWNER": "alice", "GUARD_HOST": "ci"})
-	assert.Equal(t, guard.Identity{Owner: "alice", Host: "ci"}, Identity(env, call, &guard.Config{}))
+	assert.Equal(t, guard.Identity{Owner: "alice", Host: "ci"}, Identity(env, call, subjectOf(t, env, root)))
 	env, _, _ = fixtureEnv(root, "", map[string]string{})
-	assert.Equal(t, guard.Identity{Owner: "tester@laptop", Host: "laptop"}, Identity(env, &Call{}, &guard.Config{}))
+	assert.Equal(t, guard.Identity{Owner: "tester@laptop", Host: "laptop"}, Identity(env, &Call{}, subjectOf(t, env, root)))
 }
 
 func TestAnUnknownAgentIsAUsageError(t *testing.T) {
@@ -223,4 +223,11 @@ func TestRemovingAnAgentsSettingsFolderAsksForApproval(t *testing.T) {
 			assert.Contains(t, v.Reason, "an agent's settings")
 		})
 	}
+}
+
+func subjectOf(t *testing.T, env *guard.Env, dir string) *guard.Subject {
+	t.Helper()
+	s, err := guard.ResolveSubject(env, dir, guard.Identity{})
+	require.NoError(t, err)
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
@@ -72,6 +73,9 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if line, what := notText(data); line > 0 {
+		return nil, fmt.Errorf("%s:%d: %s: this is not a TOML text file", path, line, what)
+	}
 	cfg := &Config{Path: path, Dir: filepath.Dir(path)}
 	if _, err := toml.Decode(string(data), cfg); err != nil {
 		var perr toml.ParseError
@@ -102,6 +106,28 @@ func FindConfig(dir string) (*Config, error) {
 		d = parent
 	}
 	return &Config{}, nil
+}
+
+// notText finds the first byte that cannot be in a TOML file (a control character
+// other than tab and line breaks, or invalid UTF-8) and returns its line, so that a
+// binary file is named with the line of the problem: the TOML parser reports such
+// bytes without a useful position.
+func notText(data []byte) (line int, what string) {
+	line = 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return line, fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", data[i])
+		case r == '\n':
+			line++
+		case r == '\t' || r == '\r':
+		case r < 0x20 || r == 0x7f:
+			return line, fmt.Sprintf("control character 0x%02x", r)
+		}
+		i += size
+	}
+	return 0, ""
 }
 
 // errorLine is the line of a TOML syntax error, counted from the error's byte offset:

@@ -109,7 +109,7 @@ type Decision struct {
 func (p *Policy) Check(req Request) (*Decision, error) {
 	ops := req.Ops
 	if len(ops) == 0 {
-		ops = []string{"edit"}
+		ops = []string{OpEdit}
 	}
 	d := &Decision{Ops: ops, Allowed: true, now: p.now}
 	warned := map[string]bool{}

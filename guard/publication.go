@@ -6,23 +6,6 @@ import (
 	"strings"
 )
 
-// The publication operations (CONTRACT.md section 2): the operations PRIVATE.txt
-// refuses and PUBLIC.txt approves.
-const (
-	OpRegistryUpload   = "registry-upload"
-	OpPublishRelease   = "publish-release"
-	OpVisibilityPublic = "visibility-public"
-)
-
-// IsPublicationOp reports whether op is one of the publication operations.
-func IsPublicationOp(op string) bool {
-	switch strings.ToLower(op) {
-	case OpRegistryUpload, OpPublishRelease, OpVisibilityPublic:
-		return true
-	}
-	return false
-}
-
 // PublicationDecision is the answer to "may this project be published by op now?":
 // the publication markers and the locks together. It is the one decision that
 // guard publish, guard preflight, guard ci and the agent hook share.

@@ -87,8 +87,10 @@ func formatTime(t time.Time) string { return t.Format(time.RFC3339) }
 // in a check outside the lock checks (the pre-push visibility check): who, why, and
 // the refusal at the repository's top. It returns the log's path.
 func RecordBypass(env *guard.Env, repo gitrun.Repo, hook, remote, url, reason string, ops []string, refusal error) (string, error) {
-	cfg, _ := guard.FindConfig(repo.Top)
-	id := guard.ResolveIdentity(env, "", "", cfg)
+	// A broken .guard.toml must not stop the record of a bypass: the identity is then
+	// resolved without it.
+	subject, _ := guard.ResolveSubject(env, repo.Top, guard.Identity{})
+	id := subject.Identity
 	p := repo.BypassLogPath()
 	return p, AppendBypass(p, BypassEntry{
 		Time: formatTime(env.Clock.Now()), Owner: id.Owner, Host: id.Host, User: env.User,

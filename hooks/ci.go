@@ -80,6 +80,17 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 	if format != CIFormatText && format != CIFormatJSON && format != CIFormatGitHub {
 		return guard.Exitf(guard.ExitUsage, "ci: unknown --format %q (text, json or github)", format)
 	}
+	ops := []string{guard.OpPush}
+	for _, op := range opts.Ops {
+		for _, o := range strings.Split(op, ",") {
+			if o = strings.TrimSpace(o); o != "" && !slices.Contains(ops, o) {
+				if err := guard.CheckOpName(o); err != nil {
+					return guard.Exitf(guard.ExitUsage, "ci: --op: %w", err)
+				}
+				ops = append(ops, o)
+			}
+		}
+	}
 	g := gitrun.New(env.Dir, env.Env)
 	repo, err := gitrun.OpenRepo(ctx, g)
 	if err != nil {
@@ -106,28 +117,20 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 		return guard.Exitf(guard.ExitUsage, "ci: %w", err)
 	}
 
-	cfg, err := guard.FindConfig(repo.Top)
+	subject, err := guard.ResolveSubject(env, repo.Top, guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "ci: configuration: %w", err)
+		return guard.Exitf(guard.ExitUsage, "ci: %w", err)
 	}
-	policy := guard.NewPolicy(env, guard.ResolveIdentity(env, "", "", cfg))
+	policy := subject.Policy(env)
 	abs := make([]string, 0, len(changed))
 	for _, p := range changed {
 		abs = append(abs, filepath.Join(repo.Top, filepath.FromSlash(p)))
 	}
-	ops := []string{"push"}
-	for _, op := range opts.Ops {
-		for _, o := range strings.Split(op, ",") {
-			if o = strings.TrimSpace(o); o != "" && !slices.Contains(ops, o) {
-				ops = append(ops, o)
-			}
-		}
-	}
 	// A tag build is a release: pushing a tag is a release-tag operation at the
 	// repository root, whether or not it brings new commits (as in pre-push).
 	if isTagBuild(env) {
-		if !slices.Contains(ops, "release-tag") {
-			ops = append(ops, "release-tag")
+		if !slices.Contains(ops, guard.OpReleaseTag) {
+			ops = append(ops, guard.OpReleaseTag)
 		}
 		abs = append(abs, repo.Top)
 	}

@@ -56,11 +56,11 @@ func openSession(ctx context.Context, env *guard.Env) (*session, error) {
 	if root == "" {
 		root = repo.CommonDir
 	}
-	cfg, err := guard.FindConfig(root)
+	subject, err := guard.ResolveSubject(env, root, guard.Identity{})
 	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
+		return nil, err
 	}
-	id := guard.ResolveIdentity(env, "", "", cfg)
+	id := subject.Identity
 	return &session{env: env, git: g, repo: repo, id: id, policy: guard.NewPolicy(env, id)}, nil
 }
 
@@ -244,7 +244,7 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		// While git still diffs, the policy reads the directories every staged path
 		// shares (the repository root and those above it) into its cache; the answer
 		// itself is asked again below with the real paths.
-		_, _ = s.askFenced([]string{"commit"}, []string{s.root()}, false)
+		_, _ = s.askFenced([]string{guard.OpCommit}, []string{s.root()}, false)
 	}
 	changes, serr := waitStaged()
 	if err != nil {
@@ -260,7 +260,7 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		rel = append(rel, c.Path)
 	}
 	paths := s.abs(rel)
-	ops := []string{"commit"}
+	ops := []string{guard.OpCommit}
 	dec, err := s.ask(ops, paths)
 	if err != nil {
 		return err
@@ -366,9 +366,9 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 		return herr
 	}
 	for i, u := range ups {
-		ops := []string{"push"}
+		ops := []string{guard.OpPush}
 		if u.Tag() {
-			ops = append(ops, "release-tag")
+			ops = append(ops, guard.OpReleaseTag)
 		}
 		c := check{what: u.String(), ref: u.String(), ops: ops}
 		// The first question carries the repository-wide path (a deletion, a tag)

@@ -189,12 +189,11 @@ func examine(env *guard.Env, r gitrun.Repo) RepoReport {
 	}
 
 	if r.Top != "" {
-		cfg, err := guard.FindConfig(r.Top)
-		if err != nil {
+		if subject, err := guard.ResolveSubject(env, r.Top, guard.Identity{}); err != nil {
 			rep.Config.Error = err.Error()
 			problem("configuration: %v", err)
 		} else {
-			rep.Config.Path = cfg.Path
+			rep.Config.Path = subject.Config.Path
 		}
 		now := env.Clock.Now()
 		for _, l := range staleLocks(r.Top, now) {

@@ -83,10 +83,11 @@ const progressThreshold = 50
 // nobody approved), 2 when the audit could not be completed.
 func RunAudit(ctx context.Context, opts AuditOptions) error {
 	env := opts.Env
-	cfg, err := guard.FindConfig(env.Dir)
+	subject, err := guard.ResolveSubject(env, "", guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
 	}
+	cfg := subject.Config
 	given := opts.Owners
 	if len(given) == 0 {
 		given = cfg.GitHub.Owners

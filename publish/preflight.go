@@ -82,11 +82,15 @@ func RunPreflight(opts PreflightOptions) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return guard.Exitf(guard.ExitUsage, "preflight: %s is not a directory", dir)
 	}
-	cfg, err := guard.FindConfig(dir)
+	if err := guard.CheckOpName(op); err != nil {
+		return guard.Exitf(guard.ExitUsage, "preflight: --op: %w", err)
+	}
+	subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "preflight: %w", err)
 	}
-	id := guard.ResolveIdentity(env, "", "", cfg)
+	cfg := subject.Config
+	id := subject.Identity
 	if opts.Identity != nil {
 		id = *opts.Identity
 	}

@@ -40,14 +40,14 @@ func RunPublish(opts PublishOptions) error {
 	if len(opts.Args) == 0 {
 		return guard.Exitf(guard.ExitUsage, "publish: no command given (guard publish -- COMMAND [ARGS...])")
 	}
-	cfg, err := guard.FindConfig(env.Dir)
+	// The command is read where it runs ([publish.commands] of the current directory's
+	// configuration); the decision is the project's, as guard check on that project
+	// decides it.
+	here, err := guard.ResolveSubject(env, "", guard.Identity{})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
-	if opts.Identity == (guard.Identity{}) {
-		opts.Identity = guard.ResolveIdentity(env, "", "", cfg)
-	}
-	c, err := Classify(opts.Args, env.Dir, cfg)
+	c, err := Classify(opts.Args, env.Dir, here.Config)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
@@ -75,8 +75,15 @@ func RunPublish(opts PublishOptions) error {
 		return exitWith(code)
 	}
 
-	// The project's own .guard.toml (require_public) governs: CheckPublication reads it.
-	d, err := guard.CheckPublication(guard.NewPolicy(env, opts.Identity), c.ProjectDir, c.Op, nil)
+	// The project's own .guard.toml (owner, host, require_public) governs.
+	project, err := guard.ResolveSubject(env, c.ProjectDir, guard.Identity{})
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+	}
+	if opts.Identity == (guard.Identity{}) {
+		opts.Identity = project.Identity
+	}
+	d, err := guard.CheckPublication(guard.NewPolicy(env, opts.Identity), c.ProjectDir, c.Op, project.Config)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}

@@ -62,7 +62,8 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 		home = env.Env("USERPROFILE")
 	}
 	key, _ = resolveAlias(key, loadSSHHostAliases(home))
-	cfg, err := guard.FindConfig(opts.Dir)
+	subject, err := guard.ResolveSubject(env, opts.Dir, guard.Identity{})
+	cfg := subject.Config
 	if err != nil {
 		return "", guard.Exitf(guard.ExitUsage, "pre-push visibility check: %w", err)
 	}

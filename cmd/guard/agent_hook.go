@@ -24,7 +24,7 @@ Always exit 0, except for an unknown agent (2).`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
-			o.Classify = classifyPublication
+			o.Classify = classifyPublication(env)
 			return agent.RunHook(o)
 		},
 	}
@@ -33,15 +33,18 @@ Always exit 0, except for an unknown agent (2).`,
 }
 
 // classifyPublication hands the publish package's classifier to the agent hook (the
-// two packages are siblings and do not import each other).
-func classifyPublication(args []string, dir string) (op, project string, dryRun bool, err error) {
-	cfg, err := guard.FindConfig(dir)
-	if err != nil {
-		return "", "", false, err
+// two packages are siblings and do not import each other), reading the command with
+// the configuration of the directory it runs in, as guard publish does.
+func classifyPublication(env *guard.Env) agent.ClassifyFunc {
+	return func(args []string, dir string) (op, project string, dryRun bool, err error) {
+		subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
+		if err != nil {
+			return "", "", false, err
+		}
+		c, err := publish.Classify(args, dir, subject.Config)
+		if err != nil {
+			return "", "", false, err
+		}
+		return c.Op, c.ProjectDir, c.DryRun, nil
 	}
-	c, err := publish.Classify(args, dir, cfg)
-	if err != nil {
-		return "", "", false, err
-	}
-	return c.Op, c.ProjectDir, c.DryRun, nil
 }

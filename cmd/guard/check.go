@@ -24,7 +24,7 @@ and what to do); 2: bad input.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Op, "op", "edit", "operation: edit, commit, push, release-tag, publish-release, registry-upload, visibility-public, or any word")
+	f.StringVar(&o.Op, "op", guard.OpEdit, "operation: edit, commit, push, release-tag, publish-release, registry-upload, visibility-public, or any word")
 	f.StringVar(&o.Owner, "owner", "", "who is asking (default GUARD_OWNER, .guard.toml owner, user@host)")
 	f.StringVar(&o.Host, "host", "", "the asking host (default GUARD_HOST, .guard.toml host, the hostname)")
 	f.BoolVar(&o.JSON, "json", false, "print the decision as JSON on stdout")

@@ -90,7 +90,7 @@ func prePushVisibility(ctx context.Context, env *guard.Env, remote, url string) 
 	if err == nil || reason == "" || !errors.As(err, &ee) || ee.Code != guard.ExitRefused {
 		return err
 	}
-	logPath, lerr := hooks.RecordBypass(env, repo, "pre-push", remote, url, reason, []string{"push"}, err)
+	logPath, lerr := hooks.RecordBypass(env, repo, "pre-push", remote, url, reason, []string{guard.OpPush}, err)
 	if lerr != nil {
 		fmt.Fprintf(env.Stderr, "guard: pre-push: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", lerr)
 		return err

@@ -1,11 +1,6 @@
 package cli
 
-import (
-	"os"
-	"path/filepath"
-
-	"github.com/guardlocks/guard/guard"
-)
+import "github.com/guardlocks/guard/guard"
 
 // CheckOptions are the inputs of `guard check`.
 type CheckOptions struct {
@@ -24,29 +19,32 @@ func RunCheck(o CheckOptions) error {
 	if len(o.Paths) == 0 {
 		return guard.Exitf(guard.ExitUsage, "check: name at least one PATH")
 	}
-	cfg, err := guard.FindConfig(o.Env.Dir)
-	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
-	}
-	id := guard.ResolveIdentity(o.Env, o.Owner, o.Host, cfg)
 	op := o.Op
 	if op == "" {
-		op = "edit"
+		op = guard.OpEdit
+	}
+	if err := guard.CheckOpName(op); err != nil {
+		return err
+	}
+	// Each path is judged under the configuration and identity of the repository that
+	// holds it (CONTRACT.md section 6), not the current directory's.
+	subjects, err := guard.SubjectsOf(o.Env, o.Paths, guard.Identity{Owner: o.Owner, Host: o.Host})
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "check: %w", err)
 	}
 	req := guard.Request{
-		Ops: []string{op}, Paths: o.Paths, Descend: true,
+		Ops: []string{op}, Descend: true,
 		Fence: o.Env.Env("LOCK_FENCE"), FenceFile: o.Env.Env("LOCK_FENCE_FILE"),
 	}
 	if req.Fence != "" || req.FenceFile != "" {
-		req.RepoRoot = repoRootOf(o.Env, o.Paths[0])
+		req.RepoRoot = subjects[0].Top
 	}
-	policy := guard.NewPolicy(o.Env, id)
-	dec, err := policy.Check(req)
+	dec, err := guard.CheckSubjects(o.Env, subjects, req)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "check: %w", err)
 	}
 	if guard.IsPublicationOp(op) {
-		addMarkers(o.Env, dec, op, cfg, o.Paths)
+		addMarkers(dec, op, subjects)
 	}
 	if o.JSON {
 		if err := guard.WriteJSON(o.Env.Stdout, "check", dec.ToJSON()); err != nil {
@@ -60,34 +58,25 @@ func RunCheck(o CheckOptions) error {
 	return nil
 }
 
-// repoRootOf returns the working-tree root above path ("" outside a repository).
-func repoRootOf(env *guard.Env, path string) string {
-	return guard.RepoTop(absUnder(env.Dir, path))
-}
-
 // addMarkers adds to dec what the publication markers say of publishing each path's
 // project by op: PRIVATE.txt (or both markers) refuses, as guard publish would; no
-// marker warns, or refuses under [publish] require_public. dec already holds the
-// locks' answer, so only the markers are looked at, once per directory.
-func addMarkers(env *guard.Env, dec *guard.Decision, op string, cfg *guard.Config, paths []string) {
+// marker warns, or refuses under [publish] require_public of the path's own
+// configuration. dec already holds the locks' answer, so only the markers are looked
+// at, once per directory.
+func addMarkers(dec *guard.Decision, op string, subjects []*guard.Subject) {
 	seenWarn := map[string]bool{}
 	for _, w := range dec.Warnings {
 		seenWarn[w] = true
 	}
 	byDir := map[string]*guard.PublicationDecision{}
-	for _, raw := range paths {
-		abs := absUnder(env.Dir, raw)
-		dir := abs
-		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			dir = filepath.Dir(abs)
-		}
-		pd := byDir[dir]
+	for _, s := range subjects {
+		pd := byDir[s.Dir]
 		if pd == nil {
-			pd = guard.CheckMarkers(dir, op, cfg)
-			byDir[dir] = pd
+			pd = guard.CheckMarkers(s.Dir, op, s.Config)
+			byDir[s.Dir] = pd
 		}
 		for _, r := range pd.Refusals {
-			dec.Blocking = append(dec.Blocking, guard.Block{Path: abs, Reason: r})
+			dec.Blocking = append(dec.Blocking, guard.Block{Path: s.Path, Reason: r})
 		}
 		for _, w := range pd.Warnings {
 			if !seenWarn[w] {

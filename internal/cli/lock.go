@@ -114,11 +114,11 @@ func RunLock(o LockOptions) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return guard.Exitf(guard.ExitUsage, "lock: %s is not a directory", dir)
 	}
-	cfg, err := guard.FindConfig(dir)
+	subject, err := guard.ResolveSubject(env, dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
 	}
-	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
+	id := subject.Identity
 	spec := lockcore.Spec{
 		Dir: dir, Kind: kind, Scope: o.Scope, TeamHost: o.Team,
 		Owner: id.Owner, Host: id.Host, Expires: o.Expires, NotBefore: o.Until,

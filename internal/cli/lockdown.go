@@ -67,15 +67,15 @@ func RunLockdown(o LockdownOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := guard.FindConfig(env.Dir)
-	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
-	}
 	owner := o.Owner
 	if owner == "" {
 		owner = "user"
 	}
-	host := guard.ResolveIdentity(env, owner, "", cfg).Host
+	subject, err := guard.ResolveSubject(env, "", guard.Identity{Owner: owner})
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
+	}
+	host := subject.Identity.Host
 	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit, MutexDir: creationMutexDir})
 	// Record what was written even when a later root failed, so --undo can remove it.
 	if res != nil && len(res.Locked) > 0 {
@@ -180,11 +180,11 @@ func runUndo(o LockdownOptions, manifest string) error {
 func lockdownRoots(o LockdownOptions) ([]string, error) {
 	env := o.Env
 	if len(o.Roots) == 0 && o.RootsFile == "" {
-		cfg, err := guard.FindConfig(env.Dir)
+		subject, err := guard.ResolveSubject(env, "", guard.Identity{})
 		if err != nil {
-			return nil, guard.Exitf(guard.ExitUsage, "%w", err)
+			return nil, guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
 		}
-		if cfg.RootsFile == "" {
+		if subject.Config.RootsFile == "" {
 			return nil, guard.Exitf(guard.ExitUsage, "lockdown: no roots: give ROOT arguments, --roots-file, or roots_file in %s", guard.ConfigFileName)
 		}
 	}

@@ -51,11 +51,11 @@ func RunPermissions(o PermissionsOptions) error {
 	}
 	agent := o.Agent
 	if agent == "" {
-		cfg, err := guard.FindConfig(dir)
+		subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 		if err != nil {
 			return guard.Exitf(guard.ExitUsage, "permissions: %w", err)
 		}
-		agent = guard.ResolveIdentity(env, "", "", cfg).Owner
+		agent = subject.Identity.Owner
 	}
 	perms, path, err := lockcore.LoadPermissions(dir)
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
@@ -34,11 +35,13 @@ func RunRenew(o RenewOptions) error {
 			return guard.Exitf(guard.ExitUsage, "renew: --expires %q %s", o.Expires, p)
 		}
 	}
-	cfg, err := guard.FindConfig(env.Dir)
+	// The lock's own directory governs, as it did for guard lock: a lock made with
+	// DIR/.guard.toml's owner is that owner's to renew.
+	subject, err := guard.ResolveSubject(env, filepath.Dir(path), guard.Identity{Owner: o.Owner})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
 	}
-	id := guard.ResolveIdentity(env, o.Owner, "", cfg)
+	id := subject.Identity
 	now := env.Clock.Now()
 	l, err := lockcore.Renew(path, id.Owner, o.Expires, now, now.Location())
 	switch {

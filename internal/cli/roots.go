@@ -41,11 +41,11 @@ func ResolveRoots(env *guard.Env, in RootsInput) (*lockcore.RootsConfig, []lockc
 	if file != "" {
 		file = absUnder(env.Dir, exp.Expand(file))
 	} else if len(in.Roots) == 0 {
-		cfg, err := guard.FindConfig(env.Dir)
+		subject, err := guard.ResolveSubject(env, "", guard.Identity{})
 		if err != nil {
 			return nil, nil, guard.Exitf(guard.ExitUsage, "%w", err)
 		}
-		if cfg.RootsFile != "" {
+		if cfg := subject.Config; cfg.RootsFile != "" {
 			file = absUnder(cfg.Dir, exp.Expand(cfg.RootsFile))
 		}
 	}

@@ -40,11 +40,11 @@ func RunStatus(o StatusOptions) error {
 	if !st.IsDir() {
 		return guard.Exitf(guard.ExitUsage, "status: %s is not a directory", dir)
 	}
-	cfg, err := guard.FindConfig(dir)
+	subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Exitf(guard.ExitUsage, "status: %w", err)
 	}
-	pol := guard.NewPolicy(env, guard.ResolveIdentity(env, "", "", cfg))
+	pol := subject.Policy(env)
 	now := pol.Now()
 	locks, errs := pol.Covering(dir)
 

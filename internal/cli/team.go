@@ -91,11 +91,11 @@ type TeamMessageJSON struct {
 func RunTeam(o TeamOptions) error {
 	env := o.Env
 	dir := absUnder(env.Dir, o.Dir)
-	cfg, err := guard.FindConfig(dir)
+	subject, err := guard.ResolveSubject(env, dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "team: %w", err)
 	}
-	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
+	id := subject.Identity
 	// Bad input is answered (2) before looking for the lock, as the reference's
 	// argument parser does: a missing team lock (1) must not hide a usage error.
 	var op lockcore.TeamOp

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
@@ -38,11 +39,13 @@ func RunUnlock(o UnlockOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := guard.FindConfig(env.Dir)
+	// The lock's own directory governs, as it did for guard lock: a lock made with
+	// DIR/.guard.toml's owner is that owner's to unlock.
+	subject, err := guard.ResolveSubject(env, filepath.Dir(path), guard.Identity{Owner: o.Owner})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
 	}
-	id := guard.ResolveIdentity(env, o.Owner, "", cfg)
+	id := subject.Identity
 	now := env.Clock.Now()
 	l, err := lockcore.Release(path, lockcore.ReleaseOptions{
 		Owner: id.Owner, Token: o.Token, Force: o.Force, Interactive: env.StdinTTY, Now: now,

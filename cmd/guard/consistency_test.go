@@ -1,0 +1,307 @@
+package main
+
+// The consistency test (issue 10): one table of questions (a tree, a path, an
+// operation, an identity), each asked through every entry point that can ask it, on
+// real git repositories with the built binary. Every entry point must give the same
+// answer: guard decides in one place, and a divergence here means a command grew its
+// own copy of a rule.
+//
+// To add a question, append a cqRow to consistencyRows: build makes a fresh tree for
+// each entry point (entry points commit, lock and unlock, so they never share one),
+// ask lists the entry points that can ask it, want is the one answer (exit code) they
+// must all give, and says are texts every refusal must contain.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cqWorld is one built tree and the question asked about it.
+type cqWorld struct {
+	// cwd is where the commands run; path is what is asked about (absolute).
+	cwd, path string
+	// op is the operation (default edit); action the LOCK.permissions.json action
+	// (permissions rows).
+	op, action string
+	// env is the identity: GUARD_OWNER, GUARD_HOST (ctRun pins GUARD_HOST=box1; set
+	// "GUARD_HOST=" to let the configuration speak).
+	env []string
+	// lockArgs are extra flags of guard lock (--scope, --team ...).
+	lockArgs []string
+	// cmd is the publishing command of publish rows (run in cwd).
+	cmd []string
+}
+
+// cqRow is one question.
+type cqRow struct {
+	name  string
+	build func(t *testing.T) cqWorld
+	ask   []string
+	// want is the exit code every entry point gives: 0 allowed, 1 refused, 2 bad
+	// input, 4 ask.
+	want int
+	// says are texts every non-zero answer contains.
+	says []string
+	// pending skips the row with this reason (a fix another helper has not landed).
+	pending string
+}
+
+// cqEntry asks a world's question through one entry point; it returns the answer as
+// an exit code and the explanation.
+type cqEntry func(t *testing.T, w cqWorld) (int, string)
+
+var cqEntries = map[string]cqEntry{
+	"check": func(t *testing.T, w cqWorld) (int, string) {
+		_, errOut, code := ctRun(t, w.cwd, w.env, "", "check", "--op", cqOp(w), w.path)
+		return code, errOut
+	},
+	"pre-commit": func(t *testing.T, w cqWorld) (int, string) {
+		repo := cqChange(t, w)
+		_, errOut, code := ctRun(t, repo, w.env, "", "hook", "pre-commit")
+		return code, errOut
+	},
+	"pre-push": func(t *testing.T, w cqWorld) (int, string) {
+		repo, old, head := cqCommit(t, w)
+		remote := filepath.Join(t.TempDir(), "remote.git")
+		ctGit(t, repo, "init", "-q", "--bare", remote)
+		ctGit(t, repo, "push", "-q", "--no-verify", remote, old+":refs/heads/main")
+		stdin := fmt.Sprintf("refs/heads/main %s refs/heads/main %s\n", head, old)
+		_, errOut, code := ctRun(t, repo, w.env, stdin, "hook", "pre-push", "origin", remote)
+		return code, errOut
+	},
+	"ci": func(t *testing.T, w cqWorld) (int, string) {
+		repo, old, head := cqCommit(t, w)
+		args := []string{"ci", "--base", old, "--head", head}
+		if op := cqOp(w); op != "push" {
+			args = append(args, "--op", op)
+		}
+		_, errOut, code := ctRun(t, repo, w.env, "", args...)
+		return code, errOut
+	},
+	"publish": func(t *testing.T, w cqWorld) (int, string) {
+		out, errOut, code := ctRun(t, w.cwd, w.env, "", append([]string{"publish", "--dry-run", "--"}, w.cmd...)...)
+		return code, out + errOut
+	},
+	"agent-hook": func(t *testing.T, w cqWorld) (int, string) {
+		in := map[string]any{"session_id": "sess-1", "cwd": w.cwd, "hook_event_name": "PreToolUse"}
+		switch {
+		case w.action != "":
+			name, arg, _ := strings.Cut(strings.TrimSuffix(w.action, ")"), "(")
+			require.Equal(t, "Bash", name, "agent-hook rows of permissions ask Bash actions")
+			in["tool_name"], in["tool_input"] = "Bash", map[string]any{"command": arg}
+		case w.cmd != nil:
+			in["tool_name"], in["tool_input"] = "Bash", map[string]any{"command": strings.Join(w.cmd, " ")}
+		default:
+			in["tool_name"], in["tool_input"] = "Write", map[string]any{"file_path": w.path, "content": "x\n"}
+		}
+		data, err := json.Marshal(in)
+		require.NoError(t, err)
+		out, errOut, code := ctRun(t, w.cwd, w.env, string(data), "agent-hook", "claude")
+		require.Equal(t, 0, code, errOut)
+		if strings.TrimSpace(out) == "" {
+			return 0, errOut
+		}
+		var ans struct {
+			Out struct {
+				Decision string `json:"permissionDecision"`
+				Reason   string `json:"permissionDecisionReason"`
+			} `json:"hookSpecificOutput"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &ans), out)
+		switch ans.Out.Decision {
+		case "deny":
+			return 1, ans.Out.Reason
+		case "ask":
+			return 4, ans.Out.Reason
+		}
+		t.Fatalf("agent-hook answered %q", out)
+		return -1, ""
+	},
+	"lock": func(t *testing.T, w cqWorld) (int, string) {
+		_, errOut, code := ctRun(t, w.cwd, w.env, "", append([]string{"lock", w.path, "--no-contest"}, w.lockArgs...)...)
+		return code, errOut
+	},
+	"unlock": func(t *testing.T, w cqWorld) (int, string) {
+		_, errOut, code := ctRun(t, w.cwd, w.env, "", append([]string{"unlock", w.path}, w.lockArgs...)...)
+		return code, errOut
+	},
+	"renew": func(t *testing.T, w cqWorld) (int, string) {
+		_, errOut, code := ctRun(t, w.cwd, w.env, "", append([]string{"renew", w.path}, w.lockArgs...)...)
+		return code, errOut
+	},
+	"permissions": func(t *testing.T, w cqWorld) (int, string) {
+		out, errOut, code := ctRun(t, w.cwd, w.env, "", "permissions", w.path, "--agent", "claude", w.action)
+		return code, out + errOut
+	},
+}
+
+func cqOp(w cqWorld) string {
+	if w.op == "" {
+		return "edit"
+	}
+	return w.op
+}
+
+// cqChange writes w.path (a file in a repository; for a folder, a new file in it)
+// and stages it; it returns the repository's top.
+func cqChange(t *testing.T, w cqWorld) string {
+	t.Helper()
+	repo := cqTop(t, w.path)
+	file := w.path
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		file = filepath.Join(file, "consistency-probe.txt")
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, []byte("changed by the consistency test\n"), 0o644))
+	rel, err := filepath.Rel(repo, file)
+	require.NoError(t, err)
+	ctGit(t, repo, "add", "-f", "--", filepath.ToSlash(rel))
+	return repo
+}
+
+// cqCommit commits a change of w.path; it returns the repository and the commits
+// before and after.
+func cqCommit(t *testing.T, w cqWorld) (repo, old, head string) {
+	t.Helper()
+	repo = cqTop(t, w.path)
+	old = ctGit(t, repo, "rev-parse", "HEAD")
+	cqChange(t, w)
+	ctGit(t, repo, "commit", "-q", "--no-verify", "-m", "a change for the consistency test")
+	return repo, old, ctGit(t, repo, "rev-parse", "HEAD")
+}
+
+func cqTop(t *testing.T, path string) string {
+	t.Helper()
+	for d := path; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		require.NotEqual(t, d, filepath.Dir(d), "%s is in no repository", path)
+	}
+}
+
+// cqLock is a live lock body of owner.
+func cqLock(owner string) string { return "owner: " + owner + "\n" + ctLive + "expires_after: 1h\n" }
+
+var consistencyRows = []cqRow{
+	{
+		// Divergence 1: lock takes its owner from sub/.guard.toml; unlock, renew and
+		// check of the same place must resolve the same owner.
+		name: "owner from the locked directory's .guard.toml",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"sub/.guard.toml": "owner = \"carol\"\n", "sub/f.txt": "x\n"})
+			w := cqWorld{cwd: repo, path: filepath.Join(repo, "sub")}
+			_, errOut, code := ctRun(t, repo, nil, "", "lock", "sub", "--no-contest")
+			require.Equal(t, 0, code, errOut)
+			return w
+		},
+		ask:  []string{"check", "lock", "unlock", "renew"},
+		want: 0,
+	},
+	{
+		// Divergence 2: check --op registry-upload sub/pkg and publish of sub/pkg both
+		// read sub's configuration (require_public).
+		name: "require_public of the published project's .guard.toml",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{
+				"sub/.guard.toml":      "[publish]\nrequire_public = true\n",
+				"sub/pkg/package.json": `{"name": "pkg", "version": "1.0.0"}` + "\n",
+			})
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "sub", "pkg"), op: "registry-upload",
+				cmd: []string{"npm", "publish", "sub/pkg"}}
+		},
+		ask:  []string{"check", "publish", "agent-hook"},
+		want: 1,
+		says: []string{"require_public"},
+	},
+	{
+		// Divergence 3: a path in another repository is judged with that repository's
+		// configuration (here its host, which its own team lock does not stop).
+		name: "host from the other repository's .guard.toml",
+		build: func(t *testing.T) cqWorld {
+			other := ctRepo(t, map[string]string{".guard.toml": "host = \"h2\"\n", "a.txt": "x\n"})
+			ctWrite(t, other, "LOCK.team.h2.txt", cqLock("dave"))
+			return cqWorld{cwd: t.TempDir(), path: filepath.Join(other, "a.txt"), env: []string{"GUARD_HOST=", "GUARD_OWNER=erin"}}
+		},
+		ask:  []string{"check", "agent-hook", "pre-commit", "pre-push", "ci"},
+		want: 0,
+	},
+	{
+		// Divergence 3, fail closed: a malformed .guard.toml of the other repository
+		// is an error naming file and line, not skipped.
+		name: "malformed .guard.toml of the other repository",
+		build: func(t *testing.T) cqWorld {
+			other := ctRepo(t, map[string]string{"a.txt": "x\n"})
+			ctWrite(t, other, ".guard.toml", "owner = \"a\"\n[scopes\n")
+			return cqWorld{cwd: t.TempDir(), path: filepath.Join(other, "a.txt")}
+		},
+		ask:  []string{"check"},
+		want: 2,
+		says: []string{".guard.toml:2"},
+	},
+	{
+		name: "binary .guard.toml of the other repository",
+		build: func(t *testing.T) cqWorld {
+			other := ctRepo(t, map[string]string{"a.txt": "x\n"})
+			ctWrite(t, other, ".guard.toml", "owner = \"a\"\n\x00\x01\x02\xff\xfe\n")
+			return cqWorld{cwd: t.TempDir(), path: filepath.Join(other, "a.txt")}
+		},
+		ask:  []string{"check"},
+		want: 2,
+		says: []string{".guard.toml:2"},
+	},
+	{
+		// Divergence 8: a near miss of a known operation is a usage error that names
+		// the operation meant; it never silently checks nothing.
+		name: "misspelt operation under PRIVATE.txt",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"package.json": `{"name": "p"}` + "\n"})
+			ctWrite(t, repo, "PRIVATE.txt", "not before the audit\n")
+			return cqWorld{cwd: repo, path: repo, op: "registry-uplaod"}
+		},
+		ask:  []string{"check", "ci"},
+		want: 2,
+		says: []string{`did you mean "registry-upload"`},
+	},
+	{
+		name: "correctly spelt operation under PRIVATE.txt",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"package.json": `{"name": "p", "version": "1.0.0"}` + "\n"})
+			ctWrite(t, repo, "PRIVATE.txt", "not before the audit\n")
+			return cqWorld{cwd: repo, path: repo, op: "registry-upload", cmd: []string{"npm", "publish"}}
+		},
+		ask:  []string{"check", "publish", "agent-hook"},
+		want: 1,
+		says: []string{"PRIVATE.txt", "not before the audit"},
+	},
+}
+
+func TestConsistencyEveryEntryPointGivesTheSameAnswer(t *testing.T) {
+	for _, row := range consistencyRows {
+		t.Run(row.name, func(t *testing.T) {
+			if row.pending != "" {
+				t.Skip("pending: " + row.pending)
+			}
+			for _, name := range row.ask {
+				entry, ok := cqEntries[name]
+				require.True(t, ok, "no entry point %q", name)
+				t.Run(name, func(t *testing.T) {
+					code, msg := entry(t, row.build(t))
+					assert.Equal(t, row.want, code, "guard %s answered %d, the others %d:\n%s", name, code, row.want, msg)
+					if row.want != 0 {
+						for _, s := range row.says {
+							assert.Contains(t, msg, s, "guard %s", name)
+						}
+					}
+				})
+			}
+		})
+	}
+}
