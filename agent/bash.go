@@ -3,15 +3,17 @@ package agent
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/guardlocks/guard/guard"
 )
 
-// Op names the agent hook asks the policy about (CONTRACT.md section 2).
+// Op names the agent hook asks the policy about: guard's own (guard/ops.go).
 const (
-	OpEdit   = "edit"
-	OpCommit = "commit"
-	OpPush   = "push"
+	OpEdit   = guard.OpEdit
+	OpCommit = guard.OpCommit
+	OpPush   = guard.OpPush
 	// OpReleaseTag is pushing a tag.
-	OpReleaseTag = "release-tag"
+	OpReleaseTag = guard.OpReleaseTag
 )
 
 // Effect is one thing a shell command would do that guard can judge: an operation on
