@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +56,7 @@ func ResolveSubject(env *Env, path string, flags Identity) (*Subject, error) {
 	}
 	cfg, err := FindConfig(s.Dir)
 	if err != nil {
-		err = fmt.Errorf("configuration for %s: %w", abs, err)
+		// The error names the file (and line) already.
 		cfg = &Config{}
 	}
 	s.Config = cfg
