@@ -1,6 +1,7 @@
 package lockcore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -55,19 +56,21 @@ func removeIfPrunable(path string, now time.Time, loc *time.Location, seq int) e
 	// Hold the name's mutex, as takeover, renewal and release do, so that guard's own
 	// writers never interleave with the judgement below; the move aside still guards
 	// against writers that know no mutex (the reference, a person with an editor).
-	unlock, err := lockForChange(path)
+	unlock, err := lockForPrune(path)
 	if err != nil {
 		return fmt.Errorf("prune: %w", err)
 	}
 	defer unlock()
-	again, err := ReadLock(path, loc)
+	name, _ := Classify(filepath.Base(path))
+	judged, modTime, err := readRegular(path, MaxLockFileSize, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: %w", path, ErrGone)
 		}
-		return err
+		// Changed since the scan into something that cannot be judged: it holds.
+		return fmt.Errorf("%s: %w (it can no longer be read: %v)", path, ErrReplaced, err)
 	}
-	if !again.Prunable(now) || again.ReadErr != nil {
+	if !newLock(name, path, judged, nil, modTime, loc).Prunable(now) {
 		return fmt.Errorf("%s: %w", path, ErrReplaced)
 	}
 	// Move it aside first: from here on no one can replace it under our feet, and
@@ -79,20 +82,15 @@ func removeIfPrunable(path string, now time.Time, loc *time.Location, seq int) e
 		}
 		return fmt.Errorf("prune: %w", err)
 	}
-	st, err := os.Stat(aside)
-	var data []byte
-	if err == nil {
-		data, err = readPrefix(aside, MaxLockFileSize)
-	}
-	if err == nil {
-		name, _ := Classify(filepath.Base(path))
-		moved := newLock(name, path, data, nil, st.ModTime(), loc)
-		if moved.Prunable(now) {
-			if err := os.Remove(aside); err != nil {
-				return fmt.Errorf("prune: %w", err)
-			}
-			return nil
+	// Only the very bytes judged above are deleted: a writer that holds no mutex (a
+	// team update, the reference) may have renamed a new version into place between
+	// that reading and the move, even one that is itself still expired.
+	moved, _, err := readRegular(aside, MaxLockFileSize, 0)
+	if err == nil && bytes.Equal(moved, judged) {
+		if err := os.Remove(aside); err != nil {
+			return fmt.Errorf("prune: %w", err)
 		}
+		return nil
 	}
 	// Not ours to delete: put it back, unless a newer lock already took the name.
 	if lerr := os.Link(aside, path); lerr != nil {
@@ -103,4 +101,18 @@ func removeIfPrunable(path string, now time.Time, loc *time.Location, seq int) e
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fmt.Errorf("%s: %w", path, ErrReplaced)
+}
+
+// lockForPrune takes the lock name's mutex and, for a team lock whose guard file
+// exists, that guard too (as lockForChange does). A missing guard is not created:
+// prune would leave it behind (a guard is never deleted), and no team edit can be
+// running without one; one that starts meanwhile creates its own guard and renames
+// its new version into place, which the byte-for-byte check above notices.
+func lockForPrune(path string) (func(), error) {
+	if IsTeamLockName(filepath.Base(path)) {
+		if _, err := os.Lstat(path + ".guard"); err == nil {
+			return lockForChange(path)
+		}
+	}
+	return lockNameMutex(path)
 }

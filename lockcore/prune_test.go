@@ -175,3 +175,57 @@ func assertNoPruneLeftovers(t *testing.T, root string) {
 		return nil
 	})
 }
+
+// listing is every entry under root (relative, slash-separated, sorted), directories
+// marked with a trailing slash.
+func listing(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	}))
+	return out
+}
+
+func TestPruneOfATeamLockLeavesNoGuardFileBehind(t *testing.T) {
+	root, locks := pruneTree(t)
+	before := listing(t, root)
+	require.Contains(t, before, "team/LOCK.team.web.h1.txt")
+
+	for _, a := range lockcore.Prune(locks, now, false, cest) {
+		require.NoError(t, a.Err, a.Path)
+	}
+
+	want := []string{}
+	for _, e := range before {
+		switch e {
+		case "bulk/LOCK.txt", "expired/LOCK.txt", "team/LOCK.team.web.h1.txt":
+		default:
+			want = append(want, e)
+		}
+	}
+	assert.Equal(t, want, listing(t, root), "prune removes the expired locks and creates nothing (no .guard, no mutex, no aside file)")
+}
+
+func TestPruneOfATeamLockKeepsAnExistingGuardFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "LOCK.team.h1.txt")
+	require.NoError(t, os.WriteFile(p, []byte("created: "+stamp(now.Add(-72*time.Hour))+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(p+".guard", []byte{0}, 0o644))
+	l, err := lockcore.ReadLock(p, cest)
+	require.NoError(t, err)
+
+	acts := lockcore.Prune([]*lockcore.Lock{l}, now, false, cest)
+	require.Len(t, acts, 1)
+	require.NoError(t, acts[0].Err)
+	assert.True(t, acts[0].Removed)
+	assert.Equal(t, []string{"LOCK.team.h1.txt.guard"}, listing(t, dir), "the guard a team edit made stays: waiters must lock the same inode")
+}
