@@ -144,6 +144,10 @@ func Until(l *lockcore.Lock, now time.Time) string {
 // kind (one that never expires is not waited out).
 func WayOut(l *lockcore.Lock) string {
 	switch {
+	case l.NotRegular():
+		return fmt.Sprintf("a lock is a regular file: ask whoever put this there, then remove it (`rm %s`, or `guard unlock --force %s`)", l.Path, l.Path)
+	case l.Invalid():
+		return fmt.Sprintf("its content is not a lock body (binary data): ask whoever wrote it to fix or remove %s (a person at a terminal can run `guard unlock --force %s`)", l.Path, l.Path)
 	case l.ReadErr != nil:
 		return fmt.Sprintf("fix the file's permissions or content (%s), or ask whoever wrote it", l.Path)
 	case l.Kind == lockcore.User:

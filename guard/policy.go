@@ -552,7 +552,14 @@ func reasonFor(l *lockcore.Lock, ops []string) string {
 		kind = "ambiguous-name"
 	}
 	fmt.Fprintf(&b, "%s lock %s", kind, l.Path)
-	if l.ReadErr != nil {
+	switch {
+	case l.Invalid():
+		fmt.Fprintf(&b, " is %v; it is treated as held (fail closed)", l.ReadErr)
+		return b.String()
+	case l.NotRegular():
+		fmt.Fprintf(&b, " is %v; guard never reads it and treats the area as locked (fail closed)", l.ReadErr)
+		return b.String()
+	case l.ReadErr != nil:
 		fmt.Fprintf(&b, " could not be read (%v); it is treated as held (fail closed)", l.ReadErr)
 		return b.String()
 	}

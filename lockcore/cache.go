@@ -22,11 +22,14 @@ const ambiguousRemaining = "AMBIGUOUS NAME - lock types cannot be combined in th
 
 // Remaining is the "remaining" column of the reference's scan output and cache:
 // "<h>h<mm>m", "expired", "legacy", "user-held (no time expiry)",
-// "until condition met: <release_condition>", "unreadable (held, fail closed)", or the
+// "until condition met: <release_condition>", "unreadable (held, fail closed)",
+// "not a valid lock file (held, fail closed)", or the
 // ambiguous-name notice. An until lock shows the time left to its not_before when the
 // deadline alone releases it, and otherwise what still holds it.
 func (l *Lock) Remaining(now time.Time) string {
 	switch {
+	case l.Invalid():
+		return "not a valid lock file (held, fail closed)"
 	case l.ReadErr != nil:
 		return "unreadable (held, fail closed)"
 	case l.Kind == Legacy:

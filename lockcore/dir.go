@@ -9,9 +9,9 @@ import (
 )
 
 // ReadDir returns the locks in directory dir itself (not its subdirectories), sorted by
-// file name. Entries that are named like locks but are not regular files (a directory
-// or FIFO called LOCK.txt) are skipped. A lock file that cannot be read is returned
-// with ReadErr set (it still stops: fail closed). err is non-nil only when dir itself
+// file name. A directory named like a lock is skipped. A lock file that cannot be read,
+// and a FIFO, device or socket named like a lock (never opened), are returned with
+// ReadErr set (they still stop: fail closed). err is non-nil only when dir itself
 // cannot be listed; a missing dir gives no locks and no error.
 func ReadDir(dir string, loc *time.Location) ([]*Lock, error) {
 	// Names only, unsorted: a hook reads every directory above every changed path, and

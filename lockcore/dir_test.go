@@ -29,9 +29,14 @@ func TestReadDirListsTheDirectorysOwnLocksByName(t *testing.T) {
 	for _, l := range locks {
 		names = append(names, l.File)
 		assert.Equal(t, dir, l.Dir)
+		assert.Equal(t, l.File == "LOCK.fifo.txt", l.NotRegular(), l.File)
 	}
-	assert.Equal(t, []string{"LOCK.api.txt", "LOCK.txt", "TEST.txt", "lock.user.txt"}, names,
-		"sorted by name; no subdirectory, directory, FIFO or permissions file")
+	want := []string{"LOCK.api.txt", "LOCK.txt", "TEST.txt", "lock.user.txt"}
+	if runtime.GOOS != "windows" {
+		want = []string{"LOCK.api.txt", "LOCK.fifo.txt", "LOCK.txt", "TEST.txt", "lock.user.txt"}
+	}
+	assert.Equal(t, want, names,
+		"sorted by name; no subdirectory, directory or permissions file; a FIFO holds, unread")
 
 	locks, err = lockcore.ReadDir(filepath.Join(dir, "missing"), cest)
 	assert.NoError(t, err, "a missing directory has no locks")
@@ -72,10 +77,18 @@ func TestReadLock(t *testing.T) {
 		fifo := filepath.Join(dir, "LOCK.fifo.txt")
 		mkfifo(t, fifo)
 		done := make(chan error, 1)
-		go func() { _, err := lockcore.ReadLock(fifo, cest); done <- err }()
+		var l *lockcore.Lock
+		go func() {
+			var err error
+			l, err = lockcore.ReadLock(fifo, cest)
+			done <- err
+		}()
 		select {
 		case err := <-done:
-			assert.ErrorContains(t, err, "not a regular file")
+			require.NoError(t, err, "a FIFO named like a lock is returned, unread")
+			assert.ErrorIs(t, l.ReadErr, lockcore.ErrNotRegular)
+			assert.EqualError(t, l.ReadErr, "not a regular file: a named pipe (FIFO)")
+			assert.True(t, l.Active(time.Now().Add(1000*time.Hour)), "it holds and never expires (fail closed)")
 		case <-time.After(5 * time.Second):
 			t.Fatal("reading a FIFO named like a lock blocked")
 		}

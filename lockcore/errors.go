@@ -18,6 +18,9 @@ var (
 	// ErrNotRegular: something other than a regular file (a symlink, a directory, a
 	// FIFO) sits at the lock path; guard never follows or overwrites it without force.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrInvalidLock: a file named like a lock whose body has no readable field at all
+	// (binary data); it is held fail closed, as an unreadable lock is.
+	ErrInvalidLock = errors.New("not a valid lock file")
 	// ErrInvalid: the lock request itself is malformed (bad scope or host segment,
 	// kinds combined, missing release condition, bad duration or mode).
 	ErrInvalid = errors.New("invalid lock request")

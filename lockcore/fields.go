@@ -112,3 +112,45 @@ func SplitOperations(v string) []string {
 	}
 	return ops
 }
+
+// Readable reports whether data, parsed as f, can be a lock body: it has at least one
+// field whose key is printable text, or it is text at all (empty, blank, or free-form
+// words: the reference reads those as a lock with every field missing, and so does
+// guard). Binary data without a single readable field is not a lock body.
+func (f Fields) Readable(data []byte) bool {
+	for _, k := range f.Keys {
+		if printableKey(k) {
+			return true
+		}
+	}
+	return isText(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+}
+
+// printableKey reports whether a field key is text a person could have written: no
+// control characters, no replacement characters from invalid UTF-8.
+func printableKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' && r != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// isText reports whether data holds no control bytes other than the spaces and line
+// breaks the parser knows. Bytes that are not UTF-8 are allowed: a lock written in a
+// legacy encoding (Latin-1) is still text; NUL bytes (UTF-16, binary formats) and
+// other control bytes are not.
+func isText(data []byte) bool {
+	for _, b := range data {
+		switch {
+		case b == '\t', b == '\n', b == '\v', b == '\f', b == '\r', b >= 0x1c && b <= 0x1f:
+		case b < 0x20, b == 0x7f:
+			return false
+		}
+	}
+	return true
+}

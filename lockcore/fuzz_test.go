@@ -105,6 +105,12 @@ func FuzzParseLock(f *testing.F) {
 				t.Fatal("a protected lock expired")
 			}
 		}
+		if l.Invalid() {
+			// Not a lock body: held fail closed, with no fields to go by.
+			if len(l.Fields.Values) != 0 || l.Expired(now.Add(1e6*time.Hour)) || l.Prunable(now.Add(1e6*time.Hour)) {
+				t.Fatalf("an invalid lock has fields or expires: %+v", l.Fields)
+			}
+		}
 		_ = l.ToJSON(now)
 		_ = l.Remaining(now)
 		_ = lockcore.RenderCache("t", []*lockcore.Lock{l}, now)

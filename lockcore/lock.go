@@ -51,16 +51,19 @@ type Lock struct {
 	// is a bulk lock.
 	ContentUser bool
 
-	// ReadErr is set when the file exists but could not be read; such a lock is still
-	// reported and still stops, never expiring (fail closed), with fields empty.
+	// ReadErr is set when the file exists but could not be read (ErrNotRegular: a
+	// FIFO, a device or a symlink to one; ErrInvalidLock: a body with no readable
+	// field, binary data); such a lock is still reported and still stops, never
+	// expiring (fail closed), with fields empty.
 	ReadErr error
 }
 
 // ReadLock reads the lock file at path (whose base name must classify as a lock),
 // reading local times in loc. A lock file that cannot be read (or not even stat'ed, as
 // in a directory that may be listed but not searched) is still returned, with ReadErr
-// set; err is non-nil only when the file does not exist, is not a regular file, or is
-// not a lock name.
+// set, and so is a FIFO, device or socket at path (or a symlink to one: ErrNotRegular,
+// never opened) and a body without a readable field (ErrInvalidLock); err is non-nil
+// only when the file does not exist, is a directory, or is not a lock name.
 func ReadLock(path string, loc *time.Location) (*Lock, error) {
 	name, ok := Classify(filepath.Base(path))
 	if !ok {
@@ -78,11 +81,48 @@ func ReadLock(path string, loc *time.Location) (*Lock, error) {
 		// The name is listed, so something is there: it stops (fail closed).
 		return newLock(name, abs, nil, err, time.Time{}, loc), nil
 	}
+	if st.IsDir() {
+		// A folder named like a lock is a folder (scan walks into it), not a lock.
+		return nil, &fs.PathError{Op: "read lock", Path: abs, Err: ErrNotRegular}
+	}
 	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read lock", Path: abs, Err: errors.New("not a regular file")}
+		// A FIFO, a device or a socket named like a lock (or a symlink to one) is
+		// never opened: reading could block, or never end (/dev/zero). Something
+		// sits at a lock's name that guard cannot judge, so it holds (fail closed).
+		return newLock(name, abs, nil, notRegularError(abs, st), st.ModTime(), loc), nil
 	}
 	data, rerr := readPrefix(abs, MaxLockFileSize)
 	return newLock(name, abs, data, rerr, st.ModTime(), loc), nil
+}
+
+// notRegularError says what sits at path instead of a lock file; st is what path
+// leads to (through a symbolic link, if it is one).
+func notRegularError(path string, st fs.FileInfo) error {
+	what := fileTypeName(st.Mode())
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		what = "a symbolic link to " + what
+		if target, err := os.Readlink(path); err == nil {
+			what += " (" + target + ")"
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrNotRegular, what)
+}
+
+// fileTypeName names the kind of a file that is not a regular one.
+func fileTypeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }
 
 // ParseLock builds a Lock from a body already in memory, as if read from path with
@@ -101,6 +141,12 @@ func newLock(name Name, path string, data []byte, rerr error, modTime time.Time,
 	}
 	l := &Lock{Name: name, Path: path, Dir: filepath.Dir(path), ModTime: modTime.In(loc), ReadErr: rerr}
 	l.Fields = ParseFields(data)
+	if rerr == nil && !l.Fields.Readable(data) {
+		// Binary data (a damaged file, UTF-16, a stray download) is not a lock body:
+		// its owner and lifetime are unknown, so it holds as an unreadable one does.
+		l.ReadErr = fmt.Errorf("%w: no readable `key: value` field in %d bytes of binary data", ErrInvalidLock, len(data))
+		l.Fields = Fields{Values: map[string]string{}}
+	}
 	get := func(k string) string { return l.Fields.Values[k] }
 	l.Owner = get("owner")
 	l.Host = get("host")
@@ -184,6 +230,15 @@ func readRegular(path string, max int64, flag int) ([]byte, time.Time, error) {
 	}
 	return data, st.ModTime(), nil
 }
+
+// Invalid reports whether the file's content is not a lock body at all (binary data
+// without a single readable field); it holds like an unreadable lock.
+func (l *Lock) Invalid() bool { return errors.Is(l.ReadErr, ErrInvalidLock) }
+
+// NotRegular reports whether something other than a regular file (a FIFO, a device, a
+// socket, or a symlink to one) sits at the lock's name; it holds like an unreadable
+// lock.
+func (l *Lock) NotRegular() bool { return errors.Is(l.ReadErr, ErrNotRegular) }
 
 // Protected reports whether the lock is of a kind that never expires by time and is
 // never pruned or removed by a lockdown undo: user, condition, until, or an ambiguous

@@ -269,7 +269,7 @@ func (w *walker) readDir(t dirTask, res *workerResult, children []dirTask) []dir
 			}
 			typ = st.Mode().Type()
 		}
-		isDir, isFile := typ.IsDir(), typ.IsRegular()
+		isDir := typ.IsDir()
 		var target fs.FileInfo
 		if typ&fs.ModeSymlink != 0 {
 			if !descend && !maybeLockName(name) {
@@ -279,7 +279,7 @@ func (w *walker) readDir(t dirTask, res *workerResult, children []dirTask) []dir
 			if err != nil {
 				return // a dangling link is neither a lock nor a directory
 			}
-			isDir, isFile, target = st.IsDir(), st.Mode().IsRegular(), st
+			isDir, target = st.IsDir(), st
 		}
 		switch {
 		case isDir:
@@ -291,7 +291,9 @@ func (w *walker) readDir(t dirTask, res *workerResult, children []dirTask) []dir
 			}
 			child := &dirNode{path: filepath.Join(dir, name), parent: t.node, info: target}
 			children = append(children, dirTask{node: child, depth: t.depth + 1, max: t.max})
-		case isFile:
+		default:
+			// A regular file, or a FIFO, device or socket named like a lock: ReadLock
+			// never opens the latter, and lists them as held, unread (fail closed).
 			if !maybeLockName(name) {
 				return
 			}

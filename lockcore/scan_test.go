@@ -207,8 +207,8 @@ func TestScanSurvivesBadEntries(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("scan hung on a FIFO or a huge file")
 	}
-	assert.Equal(t, []string{"LOCK.txt/LOCK.inner.txt", "bin/LOCK.txt", "bom/LOCK.txt", "nul/LOCK.txt", "utf/LOCK.txt"}, relPaths(t, root, res.Locks),
-		"a directory or FIFO named like a lock is not a lock")
+	assert.Equal(t, []string{"LOCK.txt/LOCK.inner.txt", "bin/LOCK.txt", "bom/LOCK.txt", "fifo/LOCK.txt", "nul/LOCK.txt", "utf/LOCK.txt"}, relPaths(t, root, res.Locks),
+		"a directory named like a lock is not a lock; a FIFO is listed unread")
 	by := map[string]*lockcore.Lock{}
 	for _, l := range res.Locks {
 		by[filepath.Base(l.Dir)] = l
@@ -219,8 +219,12 @@ func TestScanSurvivesBadEntries(t *testing.T) {
 	assert.Equal(t, "h", by["utf"].Host)
 	assert.Equal(t, "binary", by["bin"].Owner)
 	assert.LessOrEqual(t, len(strings.Join(by["bin"].Fields.Lines, "\n")), lockcore.MaxLockFileSize, "only a bounded prefix is read")
+	assert.ErrorIs(t, by["fifo"].ReadErr, lockcore.ErrNotRegular)
+	assert.ErrorIs(t, by["nul"].ReadErr, lockcore.ErrInvalidLock, "NUL bytes and no readable field: not a lock body")
 	for _, l := range res.Locks {
-		assert.NoError(t, l.ReadErr, l.Path)
+		if d := filepath.Base(l.Dir); d != "fifo" && d != "nul" {
+			assert.NoError(t, l.ReadErr, l.Path)
+		}
 	}
 }
 

@@ -117,7 +117,10 @@ func lockTags(l *lockcore.Lock) string {
 	if l.Soft() {
 		s += " [soft]"
 	}
-	if l.ReadErr != nil {
+	switch {
+	case l.Invalid():
+		s += fmt.Sprintf(" [INVALID: %v]", l.ReadErr)
+	case l.ReadErr != nil:
 		s += fmt.Sprintf(" [UNREADABLE: %v]", l.ReadErr)
 	}
 	return s
