@@ -29,8 +29,7 @@ func ctRun(t *testing.T, dir string, env []string, stdin string, args ...string)
 	t.Helper()
 	cmd := exec.Command(guardBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1", "TZ=UTC", "GUARD_HOST=box1"}, env...)
+	cmd.Env = ctEnv(t, env)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -40,6 +39,12 @@ func ctRun(t *testing.T, dir string, env []string, stdin string, args ...string)
 	}
 	require.NoError(t, err)
 	return out.String(), errb.String(), 0
+}
+
+// ctEnv is the pinned environment of ctRun, plus env.
+func ctEnv(t *testing.T, env []string) []string {
+	return append([]string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1", "TZ=UTC", "GUARD_HOST=box1"}, env...)
 }
 
 // ctWrite writes content to dir/rel, creating the folders on the way.

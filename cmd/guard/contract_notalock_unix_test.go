@@ -29,8 +29,7 @@ func ctRunWithin(t *testing.T, dir string, env []string, args ...string) (stdout
 	defer cancel()
 	cmd := exec.CommandContext(ctx, guardBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1", "TZ=UTC", "GUARD_HOST=box1"}, env...)
+	cmd.Env = ctEnv(t, env)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
