@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -205,11 +204,10 @@ func short(sha string) string {
 	return sha
 }
 
+// markerMessage is guard.CommittedMarker's refusal for a marker found in the range.
 func markerMessage(m CIMarker) string {
-	if m.Where == "tree" {
-		return fmt.Sprintf("%s is committed: publication markers must never be committed (they are local decisions); remove it with `git rm --cached %s` and add it to .gitignore", m.Path, m.Path)
-	}
-	return fmt.Sprintf("%s was committed in this range (and removed again later): the marker is in the pushed history; rewrite those commits without it", m.Path)
+	reason, _ := guard.CommittedMarker(m.Path, guard.MarkerPlace(m.Where), false)
+	return reason
 }
 
 // shallowError explains that a shallow clone lacks the history the gate needs.
@@ -374,36 +372,25 @@ func eventDefaultBranch(env *guard.Env) string {
 // committedMarkers finds PRIVATE.txt and PUBLIC.txt in head's tree and among the
 // paths the range's commits added or changed.
 func committedMarkers(ctx context.Context, g gitrun.Git, r CIRange) ([]CIMarker, error) {
-	out := []CIMarker{}
-	seen := map[string]bool{}
-	tree, err := g.Run(ctx, "-c", "core.quotePath=false", "ls-tree", "-r", "-z", "--name-only", r.Head)
+	wait, err := startTreeMarkers(ctx, g, r.Head)
 	if err != nil {
-		return nil, fmt.Errorf("listing the tree of %s: %w", short(r.Head), err)
+		return nil, err
 	}
-	for _, p := range gitrun.SplitNames(tree) {
-		if guard.IsMarkerName(p) {
-			seen[p] = true
-			out = append(out, CIMarker{Path: p, Where: "tree"})
-		}
+	tree, err := wait()
+	if err != nil {
+		return nil, err
 	}
 	revs := []string{r.Head}
 	if r.Base != "" {
 		revs = append(revs, "--not", r.Base)
 	}
-	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--diff-filter=d", "--name-only", "-z", "--format=", "--diff-merges=combined"}, revs...)
-	logged, err := g.Run(ctx, append(args, "--")...)
+	inRange, err := rangeMarkers(ctx, g, revs, tree)
 	if err != nil {
-		var ge *gitrun.Error
-		if errors.As(err, &ge) {
-			return nil, fmt.Errorf("listing the commits of the range: %w", err)
-		}
 		return nil, err
 	}
-	for _, p := range gitrun.SplitNames(logged) {
-		if guard.IsMarkerName(p) && !seen[p] {
-			seen[p] = true
-			out = append(out, CIMarker{Path: p, Where: "range"})
-		}
+	out := []CIMarker{}
+	for _, m := range append(tree, inRange...) {
+		out = append(out, CIMarker{Path: m.rel, Where: string(m.place)})
 	}
 	return out, nil
 }

@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
 )
 
@@ -75,31 +77,41 @@ func ParseRefLines(r io.Reader) ([]RefUpdate, error) {
 	return ups, nil
 }
 
-// presentCommits reports which of the given object names this repository has and can
-// peel to a commit (an annotated tag of a commit counts: pushing it publishes that
-// commit's history), with one `git cat-file --batch-check`. git answers one line per
-// input line, in order, naming the peeled object; the answers are keyed by the names
-// asked about.
-func presentCommits(ctx context.Context, g gitrun.Git, shas []string) (map[string]bool, error) {
-	have := map[string]bool{}
+// objects is what this repository has of the objects a push names.
+type objects struct {
+	// exists: the object is in this repository, of any type.
+	exists map[string]bool
+	// commit: the object is, or peels to, a commit (an annotated tag of a commit
+	// counts: pushing it publishes that commit's history).
+	commit map[string]bool
+}
+
+// lookObjects asks, with one `git cat-file --batch-check`, which of the given object
+// names this repository has and which peel to a commit. git answers one line per
+// input line, in order; the answers are keyed by the names asked about.
+func lookObjects(ctx context.Context, g gitrun.Git, shas []string) (objects, error) {
+	have := objects{exists: map[string]bool{}, commit: map[string]bool{}}
 	if len(shas) == 0 {
 		return have, nil
 	}
 	var in bytes.Buffer
 	for _, s := range shas {
-		fmt.Fprintf(&in, "%s^{commit}\n", s)
+		fmt.Fprintf(&in, "%s\n%s^{commit}\n", s, s)
 	}
 	out, err := g.RunInput(ctx, in.Bytes(), "cat-file", "--batch-check")
 	if err != nil {
-		return nil, err
+		return objects{}, err
 	}
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != len(shas) {
-		return nil, fmt.Errorf("git cat-file --batch-check: %d answers for %d objects", len(lines), len(shas))
+	if len(lines) != 2*len(shas) {
+		return objects{}, fmt.Errorf("git cat-file --batch-check: %d answers for %d questions", len(lines), 2*len(shas))
 	}
-	for i, line := range lines {
-		if f := strings.Fields(line); len(f) == 3 && f[1] == "commit" {
-			have[shas[i]] = true
+	for i, s := range shas {
+		if f := strings.Fields(lines[2*i]); len(f) == 3 {
+			have.exists[s] = true
+		}
+		if f := strings.Fields(lines[2*i+1]); len(f) == 3 && f[1] == "commit" {
+			have.commit[s] = true
 		}
 	}
 	return have, nil
@@ -118,4 +130,279 @@ func PushRange(u RefUpdate, remote string, haveRemote bool) []string {
 	default:
 		return []string{u.LocalSHA, "--not", "--remotes=" + remote}
 	}
+}
+
+// RunPrePush is `guard hook pre-push REMOTE URL`: for every ref line on stdin, every
+// path changed by every commit the push would publish is checked for push (and
+// release-tag for tags); a deletion, and any tag, is also checked at the repository
+// root; a publication marker in a pushed tree or added by a pushed commit is refused
+// (guard.CommittedMarker). Run by the pre-commit framework (no REMOTE), the push is
+// described by PRE_COMMIT_* variables instead, which name one ref only; see
+// frameworkPush.
+func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin io.Reader) error {
+	o := outcome{hook: "pre-push", remote: remote, url: url}
+	err := recovered(func() error { return prePush(ctx, env, remote, stdin, &o) })
+	return finish(env, o, err)
+}
+
+func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader, o *outcome) error {
+	// The session (git rev-parse) and the cat-file below run at the same time; the
+	// session is waited for even when the input is unreadable, so that such an error
+	// can still be bypassed with a record in the repository's log.
+	type opened struct {
+		s   *session
+		err error
+	}
+	sc := make(chan opened, 1)
+	go func() {
+		var s *session
+		err := recovered(func() (err error) {
+			s, err = openSession(ctx, env)
+			return err
+		})
+		sc <- opened{s, err}
+	}()
+	session := func() (*session, error) {
+		r := <-sc
+		sc <- r
+		if r.err != nil {
+			return nil, r.err
+		}
+		o.repo, o.id = r.s.repo, r.s.id
+		return r.s, nil
+	}
+	g := gitrun.New(env.Dir, env.Env)
+	fromFramework := remote == ""
+	var ups []RefUpdate
+	var err error
+	if fromFramework {
+		// The pre-commit framework runs pre-push hooks without git's arguments and
+		// stdin; it describes the push in PRE_COMMIT_* variables instead.
+		remote = env.Env("PRE_COMMIT_REMOTE_NAME")
+		if remote == "" {
+			_, _ = session()
+			return fmt.Errorf("no remote: git passes REMOTE and URL to pre-push hooks (and the pre-commit framework PRE_COMMIT_REMOTE_NAME)")
+		}
+		o.remote, o.url = remote, env.Env("PRE_COMMIT_REMOTE_URL")
+		u, err := frameworkRef(ctx, env, g)
+		if err != nil {
+			_, _ = session()
+			return err
+		}
+		ups = []RefUpdate{u}
+	} else if ups, err = ParseRefLines(stdin); err != nil {
+		if _, serr := session(); serr != nil {
+			return serr
+		}
+		return err
+	} else if len(ups) == 0 {
+		// git itself always describes a push on stdin; a hook manager that drops it
+		// (lefthook without use_stdin: true) would make every push pass unchecked.
+		fmt.Fprintln(env.Stderr, "guard: warning: pre-push got no ref lines on stdin, so no pushed path was checked; a hook manager must pass git's stdin through (lefthook: use_stdin: true)")
+	}
+	// One cat-file for the whole push: which pushed objects exist here (a local
+	// object that does not is a push guard cannot judge), which remote commits this
+	// repository has (an update can then be remote..local), and which pushed objects
+	// are commits (a tag of a tree or a blob publishes no history of its own).
+	var shas []string
+	for _, u := range ups {
+		if !u.Deletion() {
+			shas = append(shas, u.LocalSHA)
+			if !u.NewRef() {
+				shas = append(shas, u.RemoteSHA)
+			}
+		}
+	}
+	have, herr := lookObjects(ctx, g, shas)
+	s, err := session()
+	if err != nil {
+		return err
+	}
+	if herr != nil {
+		return herr
+	}
+	for i, u := range ups {
+		if !u.Deletion() && !have.exists[u.LocalSHA] {
+			return fmt.Errorf("%s: the pushed object %s does not exist in this repository, so guard cannot tell what the push would publish (run `git fsck`, or push a ref that exists)", u, u.LocalSHA)
+		}
+		ops := []string{guard.OpPush}
+		if u.Tag() {
+			ops = append(ops, guard.OpReleaseTag)
+		}
+		c := check{what: u.String(), ref: u.String(), ops: ops}
+		// The first question carries the repository-wide path (a deletion, a tag)
+		// and, once per push, the caller's fence.
+		var first []string
+		if u.Deletion() || u.Tag() {
+			first = []string{s.root()}
+		}
+		if c.dec, err = s.askFenced(ops, first, i == 0); err != nil {
+			return err
+		}
+		c.paths = append(c.paths, first...)
+		if revs := PushRange(u, remote, have.commit[u.RemoteSHA]); revs != nil && have.commit[u.LocalSHA] {
+			if err := s.checkPublished(ctx, &c, revs, u.LocalSHA); err != nil {
+				return fmt.Errorf("%s: %w", u, err)
+			}
+		}
+		o.checks = append(o.checks, c)
+	}
+	if fromFramework && len(ups) == 1 {
+		c, err := s.frameworkRest(ctx, remote, ups[0])
+		if err != nil {
+			return err
+		}
+		o.checks = append(o.checks, c)
+	}
+	return nil
+}
+
+// checkPublished checks into c every path that `git log revs` changes (in batches,
+// while git is still walking history), and the publication markers the push would
+// publish: in the tree of tip (a commit; "" for none) and added by a commit of revs.
+func (s *session) checkPublished(ctx context.Context, c *check, revs []string, tip string) error {
+	var waitTree func() ([]foundMarker, error)
+	if tip != "" {
+		var err error
+		if waitTree, err = startTreeMarkers(ctx, s.git, tip); err != nil {
+			return err
+		}
+	}
+	pc := s.startParallel(c.ops)
+	sawMarker := false
+	err := gitrun.LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
+		for _, p := range batch {
+			sawMarker = sawMarker || guard.IsMarkerName(p)
+		}
+		abs := s.abs(batch)
+		pc.add(abs)
+		c.paths = append(c.paths, abs...)
+		return nil
+	})
+	if werr := pc.wait(c.dec); err == nil {
+		err = werr
+	}
+	var found []foundMarker
+	if waitTree != nil {
+		tree, terr := waitTree()
+		if err == nil {
+			err = terr
+		}
+		found = tree
+	}
+	if err != nil {
+		return err
+	}
+	// Only a range that touched a marker-named path needs the second look, which
+	// tells an added marker from a removed one.
+	if sawMarker {
+		inRange, err := rangeMarkers(ctx, s.git, revs, found)
+		if err != nil {
+			return err
+		}
+		found = append(found, inRange...)
+	}
+	if blocks := s.markerBlocks(found); len(blocks) > 0 {
+		c.dec.Blocking = append(c.dec.Blocking, blocks...)
+		c.dec.Allowed = false
+	}
+	return nil
+}
+
+// frameworkRest covers what the pre-commit framework leaves out. It tells its hooks
+// about the first ref of a push only (pre-commit 3.0.4 to 4.6: hook_impl's
+// _pre_push_ns returns at the first ref line with something to push), so a second
+// pushed ref would go unchecked. guard cannot learn which other refs are pushed, so it
+// checks every commit that a local branch, tag or HEAD has and that neither the
+// remote nor the described ref has: anything a push could publish from a ref. If
+// that is clean the push is judged in full; if not, the push is refused (fail
+// closed) with the reason.
+func (s *session) frameworkRest(ctx context.Context, remote string, described RefUpdate) (check, error) {
+	revs := []string{"--branches", "--tags"}
+	if _, err := s.git.Line(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
+		revs = append(revs, "HEAD")
+	}
+	revs = append(revs, "--not", "--remotes="+remote)
+	if !described.Deletion() {
+		revs = append(revs, described.LocalSHA)
+	}
+	ops := []string{guard.OpPush}
+	c := check{what: "local commits that " + remote + " lacks", ref: "(refs the pre-commit framework did not name)", ops: ops,
+		note: fmt.Sprintf("the pre-commit framework names only the first ref of a push to its hooks (here %s), and local branches or tags that %s lacks carry the commits refused above; guard cannot tell whether this push includes them, so it refuses (fail closed). "+
+			"Let guard's own pre-push hook see every ref (`guard install --hooks pre-push`; pre-commit keeps it as pre-push.legacy, or guard keeps pre-commit's as pre-push.pre-guard), or push after those commits are fixed", described, remote)}
+	var err error
+	if c.dec, err = s.askFenced(ops, nil, false); err != nil {
+		return c, err
+	}
+	if err := s.checkPublished(ctx, &c, revs, ""); err != nil {
+		return c, fmt.Errorf("local commits that %s lacks: %w", remote, err)
+	}
+	if !c.dec.Allowed {
+		if refs := s.unpublishedRefs(ctx, revs[slices.Index(revs, "--not"):]); len(refs) > 0 {
+			c.note += "; local refs with commits " + remote + " lacks: " + strings.Join(refs, ", ")
+		}
+	}
+	return c, nil
+}
+
+// unpublishedRefs names the local branches and tags (at most maxNamedRefs) that have
+// commits outside exclude (`--not ...`), to tell the user which refs frameworkRest
+// refused for. It is asked only after a refusal; a git error names nothing.
+func (s *session) unpublishedRefs(ctx context.Context, exclude []string) []string {
+	const maxNamedRefs = 20
+	out, err := s.git.Run(ctx, "for-each-ref", "--format=%(refname)", "refs/heads", "refs/tags")
+	if err != nil {
+		return nil
+	}
+	var named []string
+	for i, ref := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if ref == "" || i >= 10*maxNamedRefs {
+			break
+		}
+		args := append([]string{"rev-list", "-1", ref}, exclude...)
+		if line, err := s.git.Line(ctx, append(args, "--")...); err == nil && line != "" {
+			named = append(named, strings.TrimPrefix(ref, "refs/heads/"))
+			if len(named) == maxNamedRefs {
+				break
+			}
+		}
+	}
+	return named
+}
+
+// frameworkRef builds the pushed ref from the pre-commit framework's variables:
+// PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF (the remote's commit, or the parent of the
+// first commit it lacks), or, when the framework gives no commits (it pushes a branch
+// whose root is new to the remote), PRE_COMMIT_LOCAL_BRANCH as a new ref: everything
+// the remote does not have yet.
+func frameworkRef(ctx context.Context, env *guard.Env, g gitrun.Git) (RefUpdate, error) {
+	zero := strings.Repeat("0", 40)
+	u := RefUpdate{
+		LocalRef: env.Env("PRE_COMMIT_LOCAL_BRANCH"), LocalSHA: env.Env("PRE_COMMIT_TO_REF"),
+		RemoteRef: env.Env("PRE_COMMIT_REMOTE_BRANCH"), RemoteSHA: env.Env("PRE_COMMIT_FROM_REF"),
+	}
+	if u.LocalSHA == "" {
+		local := u.LocalRef
+		if local == "" {
+			local = "HEAD"
+		}
+		tip, err := g.Line(ctx, "rev-parse", "--verify", "--end-of-options", local+"^{commit}")
+		if err != nil {
+			return RefUpdate{}, fmt.Errorf("pre-commit framework: PRE_COMMIT_LOCAL_BRANCH %q is not a commit here: %w", local, err)
+		}
+		u.LocalSHA, u.RemoteSHA = tip, zero
+	}
+	if u.RemoteSHA == "" {
+		u.RemoteSHA = zero
+	}
+	if u.LocalRef == "" {
+		u.LocalRef = "HEAD"
+	}
+	if u.RemoteRef == "" {
+		u.RemoteRef = u.LocalRef
+	}
+	if !isHex(u.LocalSHA) || !isHex(u.RemoteSHA) {
+		return RefUpdate{}, fmt.Errorf("pre-commit framework variables: PRE_COMMIT_TO_REF %q / PRE_COMMIT_FROM_REF %q are not object names", u.LocalSHA, u.RemoteSHA)
+	}
+	return u, nil
 }

@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +20,8 @@ type check struct {
 	ops   []string
 	paths []string
 	dec   *guard.Decision
+	// note explains a refusal beyond the decision (why guard checked what it did).
+	note string
 }
 
 // outcome is what a hook found before deciding whether to let git go on.
@@ -112,11 +113,17 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 			}
 		}
 		c.dec.Explain(w)
+		if !c.dec.Allowed && c.note != "" {
+			fmt.Fprintf(w, "guard: %s: %s\n", o.hook, c.note)
+		}
 	}
 	reason := strings.TrimSpace(env.Env("GUARD_BYPASS"))
 	verb := "commit"
-	if o.hook == "pre-push" {
+	switch o.hook {
+	case "pre-push":
 		verb = "push"
+	case "pre-merge-commit":
+		verb = "merge"
 	}
 	if runErr != nil {
 		fmt.Fprintf(w, "guard: %s: cannot check this %s: %v\n", o.hook, verb, runErr)
@@ -215,7 +222,20 @@ func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr 
 // deletions included) is checked for the commit operation, and staging a publication
 // marker is refused.
 func RunPreCommit(ctx context.Context, env *guard.Env) error {
-	o := outcome{hook: "pre-commit"}
+	return runCommitHook(ctx, env, "pre-commit")
+}
+
+// RunPreMergeCommit is `guard hook pre-merge-commit`, which git runs before it
+// records a merge it could make by itself (`git merge --no-ff`, `git pull`): the
+// index then holds the merge's result, and everything it changes against HEAD is
+// checked exactly as pre-commit checks a commit. (A merge that stops for conflicts is
+// finished by `git commit`, which runs pre-commit.)
+func RunPreMergeCommit(ctx context.Context, env *guard.Env) error {
+	return runCommitHook(ctx, env, "pre-merge-commit")
+}
+
+func runCommitHook(ctx context.Context, env *guard.Env, hook string) error {
+	o := outcome{hook: hook}
 	err := recovered(func() error { return preCommit(ctx, env, &o) })
 	return finish(env, o, err)
 }
@@ -266,139 +286,12 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		return err
 	}
 	for i, c := range changes {
-		// Staging a marker's removal is how one fixes a committed marker: allowed.
-		if c.Status != 'D' && guard.IsMarkerName(c.Path) {
-			dec.Blocking = append(dec.Blocking, guard.Block{
-				Path: paths[i],
-				Reason: fmt.Sprintf("%s is a publication marker, a local control file that is never committed; unstage it with `git rm --cached -- %s` (guard install keeps it in .git/info/exclude)",
-					filepath.Base(c.Path), c.Path),
-			})
+		if reason, refused := guard.CommittedMarker(c.Path, guard.MarkerStaged, c.Status == 'D'); refused {
+			dec.Blocking = append(dec.Blocking, guard.Block{Path: paths[i], Reason: reason})
 			dec.Allowed = false
 		}
 	}
 	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: paths, dec: dec})
-	return nil
-}
-
-// RunPrePush is `guard hook pre-push REMOTE URL`: for every ref line on stdin, every
-// path changed by every commit the push would publish is checked for push (and
-// release-tag for tags); a deletion, and any tag, is also checked at the repository
-// root.
-func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin io.Reader) error {
-	o := outcome{hook: "pre-push", remote: remote, url: url}
-	err := recovered(func() error { return prePush(ctx, env, remote, stdin, &o) })
-	return finish(env, o, err)
-}
-
-func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader, o *outcome) error {
-	// The session (git rev-parse) and the cat-file below run at the same time; the
-	// session is waited for even when the input is unreadable, so that such an error
-	// can still be bypassed with a record in the repository's log.
-	type opened struct {
-		s   *session
-		err error
-	}
-	sc := make(chan opened, 1)
-	go func() {
-		var s *session
-		err := recovered(func() (err error) {
-			s, err = openSession(ctx, env)
-			return err
-		})
-		sc <- opened{s, err}
-	}()
-	session := func() (*session, error) {
-		r := <-sc
-		sc <- r
-		if r.err != nil {
-			return nil, r.err
-		}
-		o.repo, o.id = r.s.repo, r.s.id
-		return r.s, nil
-	}
-	g := gitrun.New(env.Dir, env.Env)
-	fromFramework := remote == ""
-	var ups []RefUpdate
-	var err error
-	if fromFramework {
-		// The pre-commit framework runs pre-push hooks without git's arguments and
-		// stdin; it describes the push in PRE_COMMIT_* variables instead.
-		remote = env.Env("PRE_COMMIT_REMOTE_NAME")
-		if remote == "" {
-			_, _ = session()
-			return fmt.Errorf("no remote: git passes REMOTE and URL to pre-push hooks (and the pre-commit framework PRE_COMMIT_REMOTE_NAME)")
-		}
-		o.remote, o.url = remote, env.Env("PRE_COMMIT_REMOTE_URL")
-		u, err := frameworkRef(ctx, env, g)
-		if err != nil {
-			_, _ = session()
-			return err
-		}
-		ups = []RefUpdate{u}
-	} else if ups, err = ParseRefLines(stdin); err != nil {
-		if _, serr := session(); serr != nil {
-			return serr
-		}
-		return err
-	} else if len(ups) == 0 {
-		// git itself always describes a push on stdin; a hook manager that drops it
-		// (lefthook without use_stdin: true) would make every push pass unchecked.
-		fmt.Fprintln(env.Stderr, "guard: warning: pre-push got no ref lines on stdin, so no pushed path was checked; a hook manager must pass git's stdin through (lefthook: use_stdin: true)")
-	}
-	// One cat-file for the whole push: which remote commits this repository has (an
-	// update can then be remote..local), and which pushed objects are commits (a tag
-	// of a tree or a blob publishes no history of its own).
-	var shas []string
-	for _, u := range ups {
-		if !u.Deletion() {
-			shas = append(shas, u.LocalSHA)
-			if !u.NewRef() {
-				shas = append(shas, u.RemoteSHA)
-			}
-		}
-	}
-	have, herr := presentCommits(ctx, g, shas)
-	s, err := session()
-	if err != nil {
-		return err
-	}
-	if herr != nil {
-		return herr
-	}
-	for i, u := range ups {
-		ops := []string{guard.OpPush}
-		if u.Tag() {
-			ops = append(ops, guard.OpReleaseTag)
-		}
-		c := check{what: u.String(), ref: u.String(), ops: ops}
-		// The first question carries the repository-wide path (a deletion, a tag)
-		// and, once per push, the caller's fence.
-		var first []string
-		if u.Deletion() || u.Tag() {
-			first = []string{s.root()}
-		}
-		if c.dec, err = s.askFenced(ops, first, i == 0); err != nil {
-			return err
-		}
-		c.paths = append(c.paths, first...)
-		if revs := PushRange(u, remote, have[u.RemoteSHA]); revs != nil && have[u.LocalSHA] {
-			// Paths are checked in batches while git log is still walking history.
-			pc := s.startParallel(ops)
-			err := gitrun.LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
-				abs := s.abs(batch)
-				pc.add(abs)
-				c.paths = append(c.paths, abs...)
-				return nil
-			})
-			if werr := pc.wait(c.dec); err == nil {
-				err = werr
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", u, err)
-			}
-		}
-		o.checks = append(o.checks, c)
-	}
 	return nil
 }
 
@@ -411,35 +304,4 @@ func mergeDecision(into, d *guard.Decision) {
 		}
 	}
 	into.Allowed = into.Allowed && d.Allowed
-}
-
-// frameworkRef builds the pushed ref from the pre-commit framework's variables. When
-// the framework gives no commits (it pushes a branch whose root is new to the remote),
-// HEAD is checked as a new ref: everything the remote does not have yet.
-func frameworkRef(ctx context.Context, env *guard.Env, g gitrun.Git) (RefUpdate, error) {
-	zero := strings.Repeat("0", 40)
-	u := RefUpdate{
-		LocalRef: env.Env("PRE_COMMIT_LOCAL_BRANCH"), LocalSHA: env.Env("PRE_COMMIT_TO_REF"),
-		RemoteRef: env.Env("PRE_COMMIT_REMOTE_BRANCH"), RemoteSHA: env.Env("PRE_COMMIT_FROM_REF"),
-	}
-	if u.LocalSHA == "" {
-		head, err := g.Line(ctx, "rev-parse", "--verify", "HEAD^{commit}")
-		if err != nil {
-			return RefUpdate{}, err
-		}
-		u.LocalSHA, u.RemoteSHA = head, zero
-	}
-	if u.RemoteSHA == "" {
-		u.RemoteSHA = zero
-	}
-	if u.LocalRef == "" {
-		u.LocalRef = "HEAD"
-	}
-	if u.RemoteRef == "" {
-		u.RemoteRef = u.LocalRef
-	}
-	if !isHex(u.LocalSHA) || !isHex(u.RemoteSHA) {
-		return RefUpdate{}, fmt.Errorf("pre-commit framework variables: PRE_COMMIT_TO_REF %q / PRE_COMMIT_FROM_REF %q are not object names", u.LocalSHA, u.RemoteSHA)
-	}
-	return u, nil
 }

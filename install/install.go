@@ -29,7 +29,7 @@ type Options struct {
 	Env *guard.Env
 	// Repo is a directory inside the repository (default: Env.Dir).
 	Repo string
-	// Hooks to install (default: pre-commit and pre-push).
+	// Hooks to install (default: all of Hooks).
 	Hooks []string
 	// Force lets install proceed when a foreign hook is there and an earlier one was
 	// already kept as <hook>.pre-guard: the earlier one is moved to

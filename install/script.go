@@ -18,8 +18,10 @@ const Marker = "# guard-managed-hook: written by `guard install`; `guard uninsta
 // pre-commit.pre-guard, and guard's hook runs it after its own check.
 const BackupSuffix = ".pre-guard"
 
-// Hooks are the hooks guard installs by default.
-var Hooks = []string{"pre-commit", "pre-push"}
+// Hooks are the hooks guard installs by default: pre-commit for commits,
+// pre-merge-commit for the merges git records by itself (`git merge --no-ff`, which
+// runs no pre-commit), pre-push for what leaves the repository.
+var Hooks = []string{"pre-commit", "pre-merge-commit", "pre-push"}
 
 // script returns the hook file for hook. exe is the guard binary recorded at install
 // (the hook falls back to `guard` on PATH, and fails closed when neither exists);
@@ -27,8 +29,11 @@ var Hooks = []string{"pre-commit", "pre-push"}
 // execute it directly (see shellInterpreter).
 func script(hook, exe, prevInterp string) string {
 	verb := "commit"
-	if hook == "pre-push" {
+	switch hook {
+	case "pre-push":
 		verb = "push"
+	case "pre-merge-commit":
+		verb = "merge"
 	}
 	return fmt.Sprintf(`#!/bin/sh
 %s

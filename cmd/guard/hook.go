@@ -24,7 +24,7 @@ func newHookCmd(env *guard.Env) *cobra.Command {
 			"and records it in <git-common-dir>/guard/bypass.log.",
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "hook: name a hook: pre-commit or pre-push")
+			return guard.Exitf(guard.ExitUsage, "hook: name a hook: pre-commit, pre-merge-commit or pre-push")
 		},
 	}
 	cmd.AddCommand(
@@ -34,6 +34,14 @@ func newHookCmd(env *guard.Env) *cobra.Command {
 			Args:  usageArgs(cobra.NoArgs),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return hooks.RunPreCommit(cmd.Context(), env)
+			},
+		},
+		&cobra.Command{
+			Use:   "pre-merge-commit",
+			Short: "Refuse a merge that brings changes into an area under someone else's lock, or a publication marker",
+			Args:  usageArgs(cobra.NoArgs),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return hooks.RunPreMergeCommit(cmd.Context(), env)
 			},
 		},
 		&cobra.Command{

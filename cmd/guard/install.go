@@ -10,9 +10,9 @@ import (
 func newInstallCmd(env *guard.Env) *cobra.Command {
 	o := install.Options{Env: env}
 	cmd := &cobra.Command{
-		Use:   "install [--repo DIR] [--hooks pre-commit,pre-push] [--force]",
+		Use:   "install [--repo DIR] [--hooks pre-commit,pre-merge-commit,pre-push] [--force]",
 		Short: "Install guard's git hooks into the hooks folder git really uses",
-		Long: "Install guard's pre-commit and pre-push hooks into the folder git runs hooks from\n" +
+		Long: "Install guard's pre-commit, pre-merge-commit and pre-push hooks into the folder git runs hooks from\n" +
 			"(core.hooksPath and linked worktrees included). A hook already there is kept as\n" +
 			"<hook>.pre-guard and still runs after guard's check. Idempotent. Also adds\n" +
 			"PRIVATE.txt and PUBLIC.txt to the repository's info/exclude.",
@@ -22,7 +22,7 @@ func newInstallCmd(env *guard.Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.Repo, "repo", "", "a directory inside the repository (default: the current directory)")
-	cmd.Flags().StringSliceVar(&o.Hooks, "hooks", nil, "hooks to install (default pre-commit,pre-push)")
+	cmd.Flags().StringSliceVar(&o.Hooks, "hooks", nil, "hooks to install (default pre-commit,pre-merge-commit,pre-push)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "one JSON document on stdout: the hooks folder and what was done to each hook")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "install even where an earlier kept hook is in the way (it is kept as <hook>.pre-guard.<n>)")
 	return cmd

@@ -70,7 +70,9 @@ func LogPathsFunc(ctx context.Context, g Git, revs []string, fn func([]string) e
 	var fnErr error
 	for fnErr == nil {
 		field, rerr := r.ReadString(0)
-		if s := strings.TrimLeft(strings.TrimSuffix(field, "\x00"), "\n"); s != "" {
+		// Exactly as git wrote it: a name may start with a newline (git prints no
+		// separator between commits with an empty --format).
+		if s := strings.TrimSuffix(field, "\x00"); s != "" {
 			if _, ok := seen[s]; !ok {
 				seen[s] = struct{}{}
 				batch = append(batch, s)
@@ -98,22 +100,34 @@ func LogPathsFunc(ctx context.Context, g Git, revs []string, fn func([]string) e
 	return nil
 }
 
-// SplitNames splits NUL-separated git output into sorted unique non-empty names. git log
-// with --format= separates commits with an extra newline, which is trimmed away.
+// SplitNames splits NUL-separated git output into sorted unique non-empty names, taken
+// exactly as git wrote them (see EachName).
 func SplitNames(out []byte) []string {
 	seen := make(map[string]struct{})
 	var paths []string
-	for _, f := range bytes.Split(out, []byte{0}) {
-		s := strings.TrimLeft(string(f), "\n")
-		if s == "" {
-			continue
+	EachName(out, func(s string) {
+		if _, ok := seen[s]; !ok {
+			seen[s] = struct{}{}
+			paths = append(paths, s)
 		}
-		if _, ok := seen[s]; ok {
-			continue
-		}
-		seen[s] = struct{}{}
-		paths = append(paths, s)
-	}
+	})
 	slices.Sort(paths)
 	return paths
+}
+
+// EachName calls fn with every non-empty NUL-terminated name in out (git's -z
+// output), exactly as git wrote it: a name may start with a newline, and git prints
+// no separator between commits with an empty --format (since git 2.2), so nothing is
+// trimmed.
+func EachName(out []byte, fn func(string)) {
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			i = len(out)
+		}
+		if i > 0 {
+			fn(string(out[:i]))
+		}
+		out = out[min(i+1, len(out)):]
+	}
 }

@@ -1,0 +1,167 @@
+package hooks_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// preCommitBinary is the real pre-commit framework: GUARD_PRE_COMMIT, else Debian's
+// /usr/bin/pre-commit (3.0.4 on the project's machine). The tests skip only when
+// neither exists.
+func preCommitBinary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("GUARD_PRE_COMMIT")
+	if bin == "" {
+		bin = "/usr/bin/pre-commit"
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("the pre-commit framework is not installed (%v): apt-get install pre-commit, or set GUARD_PRE_COMMIT", err)
+	}
+	return bin
+}
+
+// preCommitWorld is a repository whose hooks are the pre-commit framework's, using
+// this project's .pre-commit-hooks.yaml (both hook ids) from a local hooks
+// repository, with guard on PATH (language: system) and the framework's cache in a
+// temporary folder. It has main pushed to a bare origin.
+func preCommitWorld(t *testing.T) (*world, string, string) {
+	t.Helper()
+	bin := preCommitBinary(t)
+	w := newWorld(t)
+	// Later entries win over the world's own PATH (os/exec keeps the last duplicate).
+	w.env = append(w.env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PRE_COMMIT_HOME="+filepath.Join(t.TempDir(), "pre-commit-cache"))
+
+	manifest, err := os.ReadFile(filepath.Join("..", ".pre-commit-hooks.yaml"))
+	require.NoError(t, err)
+	hooksRepo := filepath.Join(t.TempDir(), "guard-hooks")
+	require.NoError(t, os.MkdirAll(hooksRepo, 0o755))
+	w.git(hooksRepo, "init", "-q", "-b", "main")
+	write(t, hooksRepo, ".pre-commit-hooks.yaml", string(manifest))
+	w.git(hooksRepo, "add", ".pre-commit-hooks.yaml")
+	w.git(hooksRepo, "-c", "user.name=G", "-c", "user.email=g@example.com", "commit", "-q", "-m", "manifest")
+	rev := w.git(hooksRepo, "rev-parse", "HEAD")
+
+	dir := w.repo()
+	write(t, dir, ".pre-commit-config.yaml", "repos:\n- repo: "+hooksRepo+"\n  rev: "+rev+"\n  hooks:\n  - id: guard\n  - id: guard-pre-push\n")
+	w.git(dir, "add", ".pre-commit-config.yaml")
+	w.commitNoVerify(dir, "pre-commit config")
+	bare := w.remote(dir)
+	r := w.run(dir, "", nil, bin, "install", "--hook-type", "pre-commit", "--hook-type", "pre-merge-commit", "--hook-type", "pre-push")
+	require.Equal(t, 0, r.code, "pre-commit install: %s%s", r.stdout, r.stderr)
+	return w, dir, bare
+}
+
+func TestPreCommitFramework(t *testing.T) {
+	t.Run("the manifest is accepted and the commit hook refuses a commit into a locked folder", func(t *testing.T) {
+		t.Parallel()
+		w, dir, _ := preCommitWorld(t)
+		lock(t, dir, "locked/LOCK.txt", "")
+		write(t, dir, "locked/tracked", "v2\n")
+		w.git(dir, "add", "locked/tracked")
+		head := w.git(dir, "rev-parse", "HEAD")
+		r := w.gitCode(dir, nil, "commit", "-m", "into locked")
+		out := r.stdout + r.stderr
+		assert.Equal(t, 1, r.code, out)
+		assert.NotContains(t, out, "is not a valid", "pre-commit must accept the manifest's stage names")
+		assert.Contains(t, out, "blocked: "+filepath.Join(dir, "locked", "tracked"))
+		assert.Equal(t, head, w.git(dir, "rev-parse", "HEAD"))
+	})
+
+	t.Run("the merge-commit stage refuses a merge into a locked folder", func(t *testing.T) {
+		t.Parallel()
+		w, dir, _ := preCommitWorld(t)
+		w.featureIntoLocked(dir)
+		head := w.git(dir, "rev-parse", "HEAD")
+		r := w.gitCode(dir, nil, "merge", "--no-ff", "-m", "merge feature", "feature")
+		assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+		assert.Contains(t, r.stdout+r.stderr, "blocked: "+filepath.Join(dir, "locked", "tracked"))
+		assert.Equal(t, head, w.git(dir, "rev-parse", "HEAD"))
+	})
+
+	t.Run("a push of two refs whose second touches a locked folder is refused, not Passed", func(t *testing.T) {
+		t.Parallel()
+		w, dir, bare := preCommitWorld(t)
+		before := w.remoteRef(bare, "refs/heads/main")
+		w.git(dir, "checkout", "-q", "-b", "feature")
+		write(t, dir, "locked/tracked", "feature\n")
+		w.git(dir, "add", "locked/tracked")
+		w.commitNoVerify(dir, "feature touches locked")
+		w.git(dir, "checkout", "-q", "-b", "clean", "main")
+		write(t, dir, "free/clean", "x\n")
+		w.git(dir, "add", "free/clean")
+		w.commitNoVerify(dir, "clean work")
+		lock(t, dir, "locked/LOCK.txt", "")
+
+		r := w.gitCode(dir, nil, "push", "origin", "clean:refs/heads/main", "feature:refs/heads/feature")
+
+		out := r.stdout + r.stderr
+		assert.Equal(t, 1, r.code, out)
+		assert.NotContains(t, out, "Passed")
+		assert.Contains(t, out, "blocked: "+filepath.Join(dir, "locked", "tracked"))
+		assert.Contains(t, out, "the pre-commit framework names only the first ref of a push")
+		assert.Contains(t, out, "local refs with commits origin lacks: feature")
+		assert.Equal(t, before, w.remoteRef(bare, "refs/heads/main"))
+		assert.Equal(t, "", w.remoteRef(bare, "refs/heads/feature"))
+
+		// Once the commit into the locked folder is gone, the same kind of push is
+		// judged in full and passes.
+		w.git(dir, "branch", "-q", "-D", "feature")
+		r = w.gitCode(dir, nil, "push", "origin", "clean:refs/heads/main")
+		require.Equal(t, 0, r.code, r.stdout+r.stderr)
+		assert.Contains(t, r.stdout+r.stderr, "Passed")
+	})
+
+	t.Run("the first ref touching a locked folder is refused for that ref", func(t *testing.T) {
+		t.Parallel()
+		w, dir, bare := preCommitWorld(t)
+		before := w.remoteRef(bare, "refs/heads/main")
+		write(t, dir, "locked/tracked", "v2\n")
+		w.git(dir, "add", "locked/tracked")
+		w.commitNoVerify(dir, "touch locked")
+		lock(t, dir, "locked/LOCK.txt", "")
+		r := w.gitCode(dir, nil, "push", "origin", "main")
+		out := r.stdout + r.stderr
+		assert.Equal(t, 1, r.code, out)
+		assert.Contains(t, out, "push of refs/heads/main -> refs/heads/main refused")
+		assert.NotContains(t, out, "names only the first ref", "the described ref is refused for itself")
+		assert.Equal(t, before, w.remoteRef(bare, "refs/heads/main"))
+	})
+
+	t.Run("a branch whose root is new to the remote is checked from its own tip, not HEAD", func(t *testing.T) {
+		t.Parallel()
+		w, dir, bare := preCommitWorld(t)
+		// An unrelated history: the framework passes no FROM/TO refs for it, only
+		// the branch names.
+		w.git(dir, "checkout", "-q", "--orphan", "other")
+		w.git(dir, "rm", "-q", "-r", "--cached", ".")
+		write(t, dir, "locked/orphan", "x\n")
+		w.git(dir, "add", "locked/orphan", ".pre-commit-config.yaml")
+		w.commitNoVerify(dir, "unrelated root")
+		w.git(dir, "checkout", "-q", "-f", "main")
+		lock(t, dir, "locked/LOCK.txt", "")
+
+		r := w.gitCode(dir, nil, "push", "origin", "other")
+		out := r.stdout + r.stderr
+		assert.Equal(t, 1, r.code, out)
+		assert.Contains(t, out, "push of refs/heads/other -> refs/heads/other refused")
+		assert.Contains(t, out, "blocked: "+filepath.Join(dir, "locked", "orphan"))
+		assert.Equal(t, "", w.remoteRef(bare, "refs/heads/other"))
+	})
+
+	t.Run("a committed PRIVATE.txt is refused by the framework's pre-push too", func(t *testing.T) {
+		t.Parallel()
+		w, dir, _ := preCommitWorld(t)
+		write(t, dir, "PRIVATE.txt", "x\n")
+		w.git(dir, "add", "-f", "PRIVATE.txt")
+		w.commitNoVerify(dir, "oops")
+		r := w.gitCode(dir, nil, "push", "origin", "main")
+		assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+		assert.True(t, strings.Contains(r.stdout+r.stderr, "PRIVATE.txt is committed"), r.stdout+r.stderr)
+	})
+}
