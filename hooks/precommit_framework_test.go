@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testenv"
 )
 
 // preCommitBinary is the real pre-commit framework: GUARD_PRE_COMMIT, else Debian's
@@ -34,7 +36,7 @@ func preCommitWorld(t *testing.T) (*world, string, string) {
 	bin := preCommitBinary(t)
 	w := newWorld(t)
 	// Later entries win over the world's own PATH (os/exec keeps the last duplicate).
-	w.env = append(w.env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+	w.env = append(w.env, "PATH="+binDir+string(os.PathListSeparator)+testenv.Path(),
 		"PRE_COMMIT_HOME="+filepath.Join(t.TempDir(), "pre-commit-cache"))
 
 	manifest, err := os.ReadFile(filepath.Join("..", ".pre-commit-hooks.yaml"))
