@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/atomicfile"
 )
 
 // InstallOptions are the inputs of `guard agent-install` and `guard agent-uninstall`.
@@ -445,33 +446,11 @@ func fileMode(path string) fs.FileMode {
 	return 0o644
 }
 
-// writeFileAtomic replaces path with data through a temporary file in the same
-// folder, so that an agent reading its settings never sees half a file.
+// writeFileAtomic replaces path with data atomically, creating its folder, so that
+// an agent reading its settings never sees half a file.
 func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
+	return atomicfile.Write(path, data, mode)
 }

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/atomicfile"
 	"github.com/guardlocks/guard/internal/gitrun"
 )
 
@@ -190,26 +191,7 @@ func freeName(base string) (string, error) {
 
 // writeExecutable replaces path atomically with an executable file.
 func writeExecutable(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".guard-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o755)
 }
 
 // excludeLines keep local control files out of commits without touching the tracked

@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/atomicfile"
+	"github.com/guardlocks/guard/internal/filelock"
 	"github.com/guardlocks/guard/internal/gitrun"
 )
 
@@ -131,33 +134,46 @@ func (r *ChoreRecord) IsDone(public, chore string) bool {
 	return false
 }
 
-// save writes the record atomically (a temporary file renamed over it).
-func (r *ChoreRecord) save() error {
+// add records d. The record is read again under its mutex and written atomically,
+// so that chores recorded meanwhile by a concurrent publish are kept.
+func (r *ChoreRecord) add(d ChoreDone) error {
 	if err := os.MkdirAll(filepath.Dir(r.Path), 0o755); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
+	defer cancel()
+	release, err := filelock.Mutex{Path: recordMutexPath(r.Path), Transient: true}.Lock(ctx)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(r.Path), ".chores-*.json")
+	defer release()
+	cur, err := loadChoreRecord(r.Path)
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", tmp.Name(), err)
+	if !cur.IsDone(d.Public, d.Chore) {
+		cur.Done = append(cur.Done, d)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
+	data, err := json.MarshalIndent(cur, "", "  ")
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), r.Path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(r.Path, append(data, '\n'), 0o600); err != nil {
 		return err
 	}
+	r.Done = cur.Done
 	return nil
+}
+
+// recordWait bounds the wait for another guard process updating the same record (a
+// read and a write: milliseconds, unless that process is stopped).
+const recordWait = 10 * time.Second
+
+// recordMutexPath is the mutex serialising updates of the record at path: a dot
+// file beside it that exists only while held.
+func recordMutexPath(path string) string {
+	dir, base := filepath.Split(path)
+	return filepath.Join(dir, "."+strings.TrimPrefix(base, ".")+".mutex")
 }
 
 // ChoreResult is the outcome of one chore.
@@ -198,8 +214,7 @@ func runChores(sh shell, public []*guard.Marker, now time.Time) []ChoreResult {
 				results = append(results, r)
 				continue
 			}
-			rec.Done = append(rec.Done, ChoreDone{Public: m.Path, Chore: c, At: now})
-			if err := rec.save(); err != nil {
+			if err := rec.add(ChoreDone{Public: m.Path, Chore: c, At: now}); err != nil {
 				r.Status, r.Err = "failed", fmt.Errorf("it ran, but recording it failed (it will run again): %w", err)
 			}
 			results = append(results, r)

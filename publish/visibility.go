@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/atomicfile"
+	"github.com/guardlocks/guard/internal/filelock"
 )
 
 // DefaultVisibilityTimeout bounds what the pre-push visibility check adds to a push.
@@ -229,12 +231,23 @@ func readVisibilityCache(path string, key RepoKey, now time.Time) (string, bool)
 	return e.Visibility, true
 }
 
-// writeVisibilityCache records an answer. Failing to cache only costs a request
-// next time, so errors are dropped.
+// writeVisibilityCache records an answer, under the cache's mutex so that a
+// concurrent push's answer is kept. Failing to cache only costs a request next time,
+// so errors are dropped.
 func writeVisibilityCache(path string, key RepoKey, vis string, now time.Time) {
 	if path == "" {
 		return
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
+	defer cancel()
+	release, err := filelock.Mutex{Path: recordMutexPath(path), Transient: true}.Lock(ctx)
+	if err != nil {
+		return
+	}
+	defer release()
 	c := loadVisibilityCache(path)
 	for k, e := range c.Entries {
 		if now.Sub(e.CheckedAt) > VisibilityCacheTTL {
@@ -246,16 +259,5 @@ func writeVisibilityCache(path string, key RepoKey, vis string, now time.Time) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".visibility-*.json")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(path, append(data, '\n'), 0o600)
 }
