@@ -1,6 +1,7 @@
 package lockcore
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/guardlocks/guard/internal/atomicfile"
+	"github.com/guardlocks/guard/internal/filelock"
 )
 
 // Scratch files. Every file guard writes on the way to a lock is a dot file whose name
@@ -61,15 +65,15 @@ func writeTemp(lockPath string, data []byte) (*tempFile, error) {
 		// A concurrent CleanScratch may take the new file between create and flock and
 		// remove it: then the flock is busy, or the locked file is no longer at p.
 		// Either way that cleanup owns it now; start over with another name.
-		err = tryLockFile(f)
-		if err != nil && !errors.Is(err, errLockUnsupported) {
+		err = filelock.TryLock(f)
+		if err != nil && !errors.Is(err, filelock.ErrUnsupported) {
 			_ = f.Close()
-			if errors.Is(err, errBusy) && attempt < maxAttempts {
+			if errors.Is(err, filelock.ErrBusy) && attempt < maxAttempts {
 				continue
 			}
 			return nil, &fs.PathError{Op: "flock", Path: p, Err: err}
 		}
-		if err == nil && !sameFile(f, p) {
+		if err == nil && !filelock.SameFile(f, p) {
 			_ = f.Close()
 			if attempt < maxAttempts {
 				continue
@@ -89,7 +93,7 @@ func writeTemp(lockPath string, data []byte) (*tempFile, error) {
 }
 
 // discard removes the scratch file and releases it.
-func (t *tempFile) discard() { releaseLockedFile(t.f, t.path) }
+func (t *tempFile) discard() { filelock.RemoveLocked(t.f, t.path) }
 
 // linkInto publishes the temp file at lockPath only if nothing is there yet: link(2)
 // fails with EEXIST when the name is taken, whatever sits there, and never follows a
@@ -100,7 +104,7 @@ func (t *tempFile) linkInto(lockPath string) error {
 	if err := os.Link(t.path, lockPath); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(lockPath))
+	return atomicfile.SyncDir(filepath.Dir(lockPath))
 }
 
 // renameOver replaces whatever is at lockPath (a lock, or a symlink, which rename
@@ -111,20 +115,7 @@ func (t *tempFile) renameOver(lockPath string) error {
 	if err := os.Rename(t.path, lockPath); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(lockPath))
-}
-
-// syncDir makes a new or removed directory entry durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return &fs.PathError{Op: "fsync", Path: dir, Err: err}
-	}
-	return nil
+	return atomicfile.SyncDir(filepath.Dir(lockPath))
 }
 
 // isScratch reports whether name is one of guard's scratch files.
@@ -170,8 +161,8 @@ func CleanScratch(dir string) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		if err := tryLockFile(f); err == nil && sameFile(f, p) {
-			if releaseLockedFile(f, p) {
+		if err := filelock.TryLock(f); err == nil && filelock.SameFile(f, p) {
+			if filelock.RemoveLocked(f, p) {
 				removed = append(removed, p)
 			}
 			continue
@@ -179,19 +170,6 @@ func CleanScratch(dir string) ([]string, error) {
 		_ = f.Close()
 	}
 	return removed, nil
-}
-
-// sameFile reports whether the open file f is still the file at path.
-func sameFile(f *os.File, path string) bool {
-	a, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	b, err := os.Lstat(path)
-	if err != nil {
-		return false
-	}
-	return os.SameFile(a, b)
 }
 
 // mutexWait bounds how long a takeover, renewal or release waits for another guard
@@ -220,62 +198,33 @@ func lockDirMutex(dir string) (func(), error) {
 
 // waitMutex takes the mutex file at p, waiting up to mutexWait for another holder.
 func waitMutex(p string) (func(), error) {
-	// The wait is measured by the sleeps themselves: the library reads no clock.
-	var waited time.Duration
-	backoff := 200 * time.Microsecond
-	for {
-		unlock, err := tryMutex(p)
-		if err == nil {
-			return unlock, nil
-		}
-		if !errors.Is(err, errBusy) {
-			return nil, err
-		}
-		if waited > mutexWait {
-			return nil, fmt.Errorf("%s: another guard process holds it for more than %s", p, mutexWait)
-		}
-		time.Sleep(backoff)
-		waited += backoff
-		if backoff < 2*time.Millisecond {
-			backoff *= 2
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), mutexWait)
+	defer cancel()
+	release, err := filelock.Mutex{Path: p, Transient: true}.Lock(ctx)
+	switch {
+	case errors.Is(err, filelock.ErrUnsupported):
+		return noLocking(p), nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("%s: another guard process holds it for more than %s", p, mutexWait)
 	}
+	return release, err
 }
 
-// errBusy: another process holds the file lock; errLockUnsupported: the file system
-// cannot lock files (some network and FUSE mounts).
-var (
-	errBusy            = errors.New("busy")
-	errLockUnsupported = errors.New("file locking not supported")
-)
-
-// tryMutex takes the mutex file at p without waiting (errBusy when held).
+// tryMutex takes the mutex file at p without waiting (filelock.ErrBusy when held).
 func tryMutex(p string) (func(), error) {
-	for i := 0; i < 100; i++ {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|oNoFollow, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		if err := tryLockFile(f); err != nil {
-			_ = f.Close()
-			switch {
-			case errors.Is(err, errLockUnsupported):
-				// No file locking here: link(2) and rename(2) still make creation
-				// exclusive and replacement atomic; only the re-check loses its guard.
-				_ = os.Remove(p)
-				return func() {}, nil
-			case errors.Is(err, errBusy):
-				return nil, errBusy
-			}
-			return nil, &fs.PathError{Op: "lock", Path: p, Err: err}
-		}
-		if sameFile(f, p) {
-			return func() { releaseLockedFile(f, p) }, nil
-		}
-		// The previous holder removed the file after we opened it: start over.
-		_ = f.Close()
+	release, err := filelock.Mutex{Path: p, Transient: true}.TryLock()
+	if errors.Is(err, filelock.ErrUnsupported) {
+		return noLocking(p), nil
 	}
-	return nil, errBusy
+	return release, err
+}
+
+// noLocking is the mutex on a file system that cannot lock files (some network and
+// FUSE mounts): link(2) and rename(2) still make creation exclusive and replacement
+// atomic; only the re-check loses its guard. The mutex file is not left behind.
+func noLocking(p string) func() {
+	_ = os.Remove(p)
+	return func() {}
 }
 
 // teamGuardWait bounds the wait for a team-lock edit (guard team ...) in progress.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/guardlocks/guard/internal/atomicfile"
 )
 
 // CacheFileName is the file the scanner writes when no caches are configured.
@@ -148,31 +150,13 @@ func RenderCaches(c *RootsConfig, locks []*Lock, now time.Time, base, defaultDir
 }
 
 // WriteCache writes a cache file, creating its parent directories. The file is
-// replaced atomically (written beside it, then renamed), so a reader never sees half
-// of it.
+// replaced atomically (atomicfile.Write), so a reader never sees half of it.
 func WriteCache(cf CacheFile) error {
-	dir := filepath.Dir(cf.Path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(cf.Path), 0o755); err != nil {
 		return fmt.Errorf("write cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".LOCK-CACHE-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write cache: %w", err)
-	}
-	_, werr := tmp.Write(cf.Content)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), cf.Path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write cache %s: %w", cf.Path, werr)
+	if err := atomicfile.Write(cf.Path, cf.Content, 0o644); err != nil {
+		return fmt.Errorf("write cache %s: %w", cf.Path, err)
 	}
 	return nil
 }

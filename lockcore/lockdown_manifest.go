@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/guardlocks/guard/internal/atomicfile"
 )
 
 // LockdownManifest records the locks guard lockdown wrote, so that --undo removes
@@ -50,7 +52,7 @@ func (m *LockdownManifest) Add(paths ...string) {
 	sort.Strings(m.Locks)
 }
 
-// WriteLockdownManifest writes m to path atomically (temp file, fsync, rename),
+// WriteLockdownManifest writes m to path atomically (atomicfile.Write),
 // creating its directory; an empty manifest removes the file.
 func WriteLockdownManifest(path string, m *LockdownManifest) error {
 	if len(m.Locks) == 0 {
@@ -66,26 +68,7 @@ func WriteLockdownManifest(path string, m *LockdownManifest) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + "." + randomHex() + tempSuffix
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(append(data, '\n'))
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return werr
-	}
-	return syncDir(filepath.Dir(path))
+	return atomicfile.Write(path, append(data, '\n'), 0o600)
 }
 
 // UpdateLockdownManifest reads the manifest at path, lets edit change it, and writes

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/guardlocks/guard/internal/atomicfile"
 )
 
 // ReleaseOptions say who releases a lock and how.
@@ -115,7 +117,7 @@ func RemoveIf(path string, expected []byte) (bool, error) {
 	if err := os.Remove(path); err != nil {
 		return false, err
 	}
-	return true, syncDir(filepath.Dir(path))
+	return true, atomicfile.SyncDir(filepath.Dir(path))
 }
 
 // removeIfRegular is RemoveIf, except that a nil expected accepts any regular file.
@@ -134,7 +136,7 @@ func removeIfRegular(path string, expected []byte) (bool, error) {
 		}
 		return false, err
 	}
-	return true, syncDir(filepath.Dir(path))
+	return true, atomicfile.SyncDir(filepath.Dir(path))
 }
 
 // RemoveIfFence removes the lock at path only if it still carries fence: how a holder
@@ -162,7 +164,7 @@ func RemoveIfFence(path string, fence int64) (bool, error) {
 	if err := os.Remove(path); err != nil {
 		return false, err
 	}
-	return true, syncDir(filepath.Dir(path))
+	return true, atomicfile.SyncDir(filepath.Dir(path))
 }
 
 // Renew moves created to now for the caller's own live lock at path (and sets

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardlocks/guard/internal/atomicfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -416,7 +417,7 @@ func TestWriteTeamFileAtomicLeavesNoTempOnFailure(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "LOCK.team.LAPTOP.txt")
 	require.NoError(t, os.MkdirAll(filepath.Join(target, "sub"), 0o755))
-	err := writeTeamFileAtomic(target, []byte("x\n"), 0o644)
+	err := atomicfile.Write(target, []byte("x\n"), 0o644)
 	require.Error(t, err, "renaming a file over a non-empty directory fails")
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/guardlocks/guard/internal/atomicfile"
 )
 
 // TeamAction is one kind of change to a team lock.
@@ -90,9 +91,6 @@ type TeamUpdateOptions struct {
 	GuardTimeout time.Duration
 }
 
-// guardRetry is how long a busy guard file is waited for between attempts.
-const guardRetry = 25 * time.Millisecond
-
 // TeamTimeFormat is how presence and message times are written: local time in
 // seconds with its offset.
 const TeamTimeFormat = "2006-01-02T15:04:05-07:00"
@@ -163,7 +161,7 @@ func UpdateTeamLock(path string, now time.Time, op TeamOp, opts TeamUpdateOption
 		if err := os.Remove(abs); err != nil {
 			return res, err
 		}
-		syncDir(filepath.Dir(abs))
+		_ = atomicfile.SyncDir(filepath.Dir(abs))
 		res.Changed, res.Deleted = true, true
 		res.Message += "; presence log empty, team lock removed"
 		return res, nil
@@ -175,7 +173,7 @@ func UpdateTeamLock(path string, now time.Time, op TeamOp, opts TeamUpdateOption
 	if out == string(data) {
 		return res, nil
 	}
-	if err := writeTeamFileAtomic(abs, []byte(out), st.Mode().Perm()); err != nil {
+	if err := atomicfile.Write(abs, []byte(out), st.Mode().Perm()); err != nil {
 		return res, err
 	}
 	res.Changed = true
@@ -465,49 +463,4 @@ func (t *TeamLock) promote(sec TeamSection, res *TeamResult) {
 	if len(res.Promoted) > 0 {
 		res.Message += "; FIFO promotion: " + strings.Join(res.Promoted, ", ")
 	}
-}
-
-// writeTeamFileAtomic replaces path with data: a temporary file in the same
-// directory, synced, given the target's mode, renamed over the target, then the
-// directory synced (best effort). A failure leaves the target as it was and no
-// temporary file behind.
-func writeTeamFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir, name := filepath.Split(path)
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	holdTemp(f)
-	closed := false
-	defer func() {
-		if !closed {
-			f.Close()
-		}
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	// Unix keeps the temp open (and locked against scratch cleaners) until it is in
-	// place; Windows cannot rename a file that is open.
-	if runtime.GOOS == "windows" {
-		closed = true
-		if err = f.Close(); err != nil {
-			return err
-		}
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
 }
