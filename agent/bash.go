@@ -1,9 +1,14 @@
 package agent
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/guardlocks/guard/cmdline"
 	"github.com/guardlocks/guard/guard"
 )
 
@@ -31,7 +36,7 @@ type Effect struct {
 	// as the locks).
 	Publication bool
 	// Descend is set when the operation reaches into a folder's whole subtree
-	// (rm -r, mv, git checkout): locks inside the folder count too.
+	// (rm -r, mv, chmod -R, git checkout): locks inside the folder count too.
 	Descend bool
 }
 
@@ -48,9 +53,14 @@ type BashAnalysis struct {
 	// Segments are the simple commands (words joined by spaces) with the directory
 	// each runs in, for Bash(...) permission rules.
 	Segments []Segment
-	// Unjudged notes the parts guard could not read (a dynamic target, an eval): the
-	// hook says nothing about them.
+	// Unjudged are the parts guard could not read (a construct it cannot parse, a
+	// command too long or too deep, a target only known when it runs): near a lock
+	// the hook asks (CONTRACT.md section 4).
 	Unjudged []string
+	// Unknown are the programs whose writes guard cannot know (interpreter code,
+	// builds, tests, scripts): allowed with a warning, asked near a lock under
+	// [agent] strict.
+	Unknown []string
 }
 
 // Segment is one simple command of a command line.
@@ -63,707 +73,641 @@ type Segment struct {
 	Full string
 }
 
-// analyzer walks a parsed command line, tracking the working directory through cd.
+// analyzer walks a parsed command line, tracking the working directory through cd
+// and the variables whose values are plain literals.
 type analyzer struct {
 	home     string
 	classify ClassifyFunc
 	out      *BashAnalysis
-	// heredocs are the here-document bodies of the script being read.
-	heredocs []string
+	// vars are the variables known to hold a literal value; a variable assigned
+	// anything else is deleted (unknown).
+	vars map[string]string
+	seen map[string]bool
+	// tmp is the temporary folder mktemp writes into.
+	tmp string
 }
 
-// AnalyzeBash reads command as sh would run it in cwd and returns its obvious effects.
-// home expands ~ (empty: ~ is not expanded). classify may be nil.
+// AnalyzeBash reads command as bash would run it in cwd and returns its effects and
+// what it could not read. home expands ~ (empty: ~ is not expanded). classify may be
+// nil.
 func AnalyzeBash(command, cwd, home string, classify ClassifyFunc) *BashAnalysis {
-	a := &analyzer{home: home, classify: classify, out: &BashAnalysis{}}
+	return analyzeBash(command, cwd, home, "", classify)
+}
+
+// analyzeBash is AnalyzeBash with the temporary folder mktemp uses (TMPDIR; ""
+// means /tmp).
+func analyzeBash(command, cwd, home, tmp string, classify ClassifyFunc) *BashAnalysis {
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	a := &analyzer{home: home, classify: classify, out: &BashAnalysis{}, vars: map[string]string{}, seen: map[string]bool{}, tmp: tmp}
 	a.script(command, cwd, 0)
 	return a.out
 }
 
-func (a *analyzer) note(format string) { a.out.Unjudged = append(a.out.Unjudged, format) }
+// cannot notes a part guard cannot read.
+func (a *analyzer) cannot(s string) {
+	if !a.seen["u"+s] {
+		a.seen["u"+s] = true
+		a.out.Unjudged = append(a.out.Unjudged, s)
+	}
+}
 
+// unknown notes a program whose writes guard cannot know.
+func (a *analyzer) unknown(s string) {
+	if !a.seen["k"+s] {
+		a.seen["k"+s] = true
+		a.out.Unknown = append(a.out.Unknown, s)
+	}
+}
+
+func (a *analyzer) effect(e Effect) { a.out.Effects = append(a.out.Effects, e) }
+
+// script parses and walks src, returning the directory after it.
 func (a *analyzer) script(src, cwd string, depth int) string {
 	if depth > maxShellDepth {
-		a.note("commands nested too deeply")
-		return ""
-	}
-	sc, err := parseShell(src)
-	if err != nil {
-		a.note("cannot read the command: " + err.Error())
+		a.cannot(fmt.Sprintf("scripts nested more than %d deep", maxShellDepth))
 		return cwd
 	}
-	for _, nested := range sc.Nested {
-		a.script(nested, cwd, depth+1)
+	f, err := parseShell(src)
+	if err != nil {
+		a.cannot("cannot read the command: " + err.Error())
 	}
-	saved := a.heredocs
-	a.heredocs = sc.Heredocs
-	defer func() { a.heredocs = saved }()
-	var stack []string
-	for _, st := range sc.Steps {
-		switch st.Kind {
-		case stepEnter:
-			stack = append(stack, cwd)
-		case stepLeave:
-			if n := len(stack); n > 0 {
-				cwd, stack = stack[n-1], stack[:n-1]
-			}
-		default:
-			cwd = a.command(st, cwd, depth)
-		}
+	if f == nil {
+		return cwd
+	}
+	return a.stmts(f.Stmts, cwd, depth)
+}
+
+func (a *analyzer) stmts(list []*syntax.Stmt, cwd string, depth int) string {
+	for _, s := range list {
+		cwd = a.stmt(s, cwd, depth)
 	}
 	return cwd
 }
 
-// shell keywords and prefixes that do not change what the command after them is.
-var skipWords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
-	"while": true, "until": true, "!": true, "{": true, "}": true, "esac": true, "coproc": true,
+// sub walks statements that run in a subshell (a ( ... ) or a substitution): a cd
+// inside does not leak.
+func (a *analyzer) sub(list []*syntax.Stmt, cwd string, depth int) {
+	if depth+1 > maxShellDepth {
+		a.cannot(fmt.Sprintf("commands nested more than %d deep", maxShellDepth))
+		return
+	}
+	a.stmts(list, cwd, depth+1)
 }
 
-// wrappers run the rest of their arguments as a command; the value is the options that
-// take an argument.
-var wrappers = map[string]string{
-	"nohup": "", "command": "", "exec": "a", "nice": "n",
-	"ionice": "cnp", "stdbuf": "ioe", "builtin": "", "chronic": "",
+// branch walks statements that may run or not (a loop body, an if branch): a cd
+// inside leaves the directory unknown after it.
+func (a *analyzer) branch(list []*syntax.Stmt, cwd string, depth int) string {
+	if after := a.stmts(list, cwd, depth); after != cwd {
+		return ""
+	}
+	return cwd
 }
 
-// command handles one simple command and returns the working directory after it.
-func (a *analyzer) command(st shellStep, cwd string, depth int) string {
-	for _, r := range st.Redirects {
-		if r.Writes() {
-			a.target(r.Target, cwd, OpEdit, "redirection "+r.Op+" "+r.Target.Text)
+// substs walks the command and process substitutions inside node (they run before
+// the command they are part of, in subshells).
+func (a *analyzer) substs(node syntax.Node, cwd string, depth int) {
+	if node == nil {
+		return
+	}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			a.sub(n.Stmts, cwd, depth)
+			return false
+		case *syntax.ProcSubst:
+			a.sub(n.Stmts, cwd, depth)
+			return false
+		}
+		return true
+	})
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt, cwd string, depth int) string {
+	for _, r := range s.Redirs {
+		a.substs(r.Word, cwd, depth)
+		if r.Hdoc != nil && !quotedHeredoc(r) {
+			a.substs(r.Hdoc, cwd, depth)
 		}
 	}
-	words := st.Words
-	full := joinWords(words)
-	// env -C and sudo -D move only the command they run: later commands run in after.
+	if _, ok := s.Cmd.(*syntax.CallExpr); !ok {
+		a.redirects(s.Redirs, cwd, "")
+	}
 	after := cwd
-	// Leading assignments, keywords and wrappers.
-	for len(words) > 0 {
-		w := words[0]
-		switch {
-		case !w.Dynamic && skipWords[w.Text]:
-			words = words[1:]
-			continue
-		case w.Text == "time" && !w.Dynamic:
-			words = skipOptions(words[1:], "")
-			continue
-		case w.Text == "function" && !w.Dynamic:
-			// function NAME [()] { BODY: the body's first command follows.
-			words = words[min(2, len(words)):]
-			for len(words) > 0 && (words[0].Text == "()" || words[0].Text == "(" || words[0].Text == ")") {
-				words = words[1:]
-			}
-			continue
-		case isAssignment(w.Text):
-			words = words[1:]
-			continue
-		case w.Text == "env" && !w.Dynamic:
-			var script *shellWord
-			words, cwd, script = a.env(words[1:], cwd)
-			if script != nil {
-				if script.Dynamic {
-					a.note("the command of " + quoteCmd(full) + " is only known when it runs")
-				} else {
-					a.script(script.Text, cwd, depth+1)
-				}
-				return after
-			}
-			continue
-		case (w.Text == "sudo" || w.Text == "doas") && !w.Dynamic:
-			words, cwd = a.sudo(words[1:], cwd)
-			continue
-		case w.Text == "timeout" && !w.Dynamic:
-			words = skipOptions(words[1:], "ks")
-			if len(words) > 0 {
-				words = words[1:] // the duration
-			}
-			continue
+	switch c := s.Cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		after = a.call(s, c, cwd, depth)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			// Every part of a pipeline runs in a subshell; the later ones read
+			// the output of the earlier.
+			a.stmt(c.X, cwd, depth)
+			a.piped(c.Y, cwd, depth)
+		} else {
+			after = a.stmt(c.Y, a.stmt(c.X, cwd, depth), depth)
 		}
-		if optArgs, ok := wrappers[w.Text]; ok && !w.Dynamic {
-			words = skipOptions(words[1:], optArgs)
-			continue
+	case *syntax.Subshell:
+		a.sub(c.Stmts, cwd, depth)
+	case *syntax.Block:
+		after = a.stmts(c.Stmts, cwd, depth)
+	case *syntax.IfClause:
+		after = a.ifClause(c, cwd, depth)
+	case *syntax.WhileClause:
+		after = a.branch(c.Cond, cwd, depth)
+		after = a.branch(c.Do, after, depth)
+	case *syntax.ForClause:
+		after = a.forClause(c, cwd, depth)
+	case *syntax.CaseClause:
+		a.substs(c.Word, cwd, depth)
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				a.substs(p, cwd, depth)
+			}
+			if a.branch(item.Stmts, cwd, depth) != cwd {
+				after = ""
+			}
 		}
-		break
+	case *syntax.FuncDecl:
+		// The body runs when the function is called: read it where it is declared.
+		a.stmt(c.Body, cwd, depth)
+	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
+		a.substs(c, cwd, depth)
+	case *syntax.DeclClause:
+		a.declare(c, cwd, depth)
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			after = a.stmt(c.Stmt, cwd, depth)
+		}
+	case *syntax.CoprocClause:
+		if c.Stmt != nil {
+			a.stmt(c.Stmt, cwd, depth)
+		}
+	case *syntax.TestDecl:
+		a.stmt(c.Body, cwd, depth)
+	default:
+		a.cannot(fmt.Sprintf("a construct guard does not read (%s)", quoteCmd(printNode(s))))
 	}
-	if len(words) == 0 {
-		return after
-	}
-	text := joinWords(words)
-	a.out.Segments = append(a.out.Segments, Segment{Text: text, Dir: cwd, Full: full})
-	if words[0].Dynamic {
-		a.note("the command name of " + quoteCmd(text) + " is only known when it runs")
-		return after
-	}
-	name := filepath.Base(words[0].Text)
-	args := words[1:]
-	if a.classify != nil && cwd != "" {
-		plain := make([]string, len(words))
-		for i, w := range words {
-			plain[i] = w.Text
-		}
-		plain[0] = name
-		op, project, dry, err := a.classify(plain, cwd)
-		switch {
-		case err != nil:
-			a.note("whether " + quoteCmd(text) + " publishes: " + err.Error())
-		case op != "":
-			if project == "" {
-				project = cwd
-			}
-			a.out.Effects = append(a.out.Effects, Effect{Op: op, Path: project, Command: text, DryRun: dry, Publication: true})
-		}
-	}
-	switch name {
-	case "cd", "pushd":
-		ops := operands(args, "")
-		switch {
-		case len(ops) == 0:
-			if a.home == "" {
-				return ""
-			}
-			return a.home
-		case ops[0].Text == "-":
-			return ""
-		}
-		p, ok := a.resolve(ops[0], cwd)
-		if !ok || ops[0].Glob {
-			return ""
-		}
-		return p
-	case "rm", "rmdir":
-		for _, w := range operands(args, "") {
-			a.deepTarget(w, cwd, text)
-		}
-	case "unlink", "touch", "mkdir", "shred", "mkfifo", "mknod":
-		for _, w := range operands(args, optionArgs[name]) {
-			a.target(w, cwd, OpEdit, text)
-		}
-	case "truncate":
-		for _, w := range operands(args, "sr") {
-			a.target(w, cwd, OpEdit, text)
-		}
-	case "mv":
-		// The sources disappear and the destination changes: all are written.
-		ops, dest := operandsWithTarget(args, "tS")
-		for _, w := range ops {
-			a.deepTarget(w, cwd, text)
-		}
-		if dest != nil {
-			a.target(*dest, cwd, OpEdit, text)
-		}
-	case "cp", "ln", "install", "rsync", "scp":
-		ops, dest := operandsWithTarget(args, optionArgs[name])
-		switch {
-		case name == "install" && installsDirectories(args):
-			for _, w := range ops {
-				a.target(w, cwd, OpEdit, text)
-			}
-		case dest != nil:
-			a.target(*dest, cwd, OpEdit, text)
-		case len(ops) >= 2:
-			a.target(ops[len(ops)-1], cwd, OpEdit, text)
-		}
-	case "tee":
-		for _, w := range operands(args, "") {
-			a.target(w, cwd, OpEdit, text)
-		}
-	case "chmod", "chown", "chgrp":
-		ops := operands(args, "")
-		if len(ops) > 1 {
-			for _, w := range ops[1:] {
-				a.target(w, cwd, OpEdit, text)
-			}
-		}
-	case "sed", "gsed", "perl":
-		// perl -i edits in place like sed -i; its -e takes the script as sed's does.
-		a.sed(args, cwd, text)
-	case "dd":
-		for _, w := range args {
-			if rest, ok := strings.CutPrefix(w.Text, "of="); ok {
-				w.Text = rest
-				if w.GlobAt >= 3 {
-					w.GlobAt -= 3
-				}
-				a.target(w, cwd, OpEdit, text)
-			}
-		}
-	case "curl", "wget":
-		dl := downloaders[name]
-		for _, w := range optionValues(args, dl.valued, dl.targets, dl.longs) {
-			a.target(w, cwd, OpEdit, text)
-		}
-	case "git":
-		a.git(args, cwd, text)
-	case "sh", "bash", "zsh", "dash", "ksh":
-		for i, w := range args {
-			if strings.HasPrefix(w.Text, "-") && strings.Contains(w.Text, "c") && !strings.HasPrefix(w.Text, "--") {
-				if i+1 < len(args) {
-					if args[i+1].Dynamic {
-						a.note("the script of " + quoteCmd(text) + " is only known when it runs")
-					} else {
-						a.script(args[i+1].Text, cwd, depth+1)
-					}
-				}
-				break
-			}
-		}
-	case "find":
-		a.find(args, cwd, text)
-	case "apply_patch", "applypatch":
-		// Codex's patch tool run from the shell, the patch in a here-document.
-		a.applyPatch(st, cwd, text)
-	case "eval", "source", ".", "xargs":
-		a.note(quoteCmd(text) + " runs commands guard cannot read in advance")
+	if s.Background {
+		return cwd
 	}
 	return after
 }
 
-// chdir is the directory a wrapper's directory option (env -C, sudo -D) names, or ""
-// when it cannot be located (the command's targets are then noted, not guessed).
-func (a *analyzer) chdir(w shellWord, cwd string) string {
-	if p, ok := a.resolve(w, cwd); ok && !w.Glob {
-		return p
+// piped walks a command whose standard input is the output of the one before it.
+func (a *analyzer) piped(s *syntax.Stmt, cwd string, depth int) {
+	if c, ok := s.Cmd.(*syntax.CallExpr); ok {
+		a.callIn(s, c, cwd, depth, true)
+		return
 	}
-	return ""
+	a.stmt(s, cwd, depth)
 }
 
-// env skips env's options and assignments and returns the command it runs and the
-// directory it runs in (-C, --chdir); script is the string of -S / --split-string,
-// which env splits into the command itself.
-func (a *analyzer) env(words []shellWord, cwd string) (rest []shellWord, dir string, script *shellWord) {
-	for len(words) > 0 {
-		w := words[0]
-		t := w.Text
-		switch {
-		case t == "--":
-			return words[1:], cwd, nil
-		case t == "-C" || t == "--chdir":
-			if len(words) > 1 {
-				cwd = a.chdir(words[1], cwd)
-				words = words[1:]
-			}
-		case strings.HasPrefix(t, "--chdir="):
-			w.Text = strings.TrimPrefix(t, "--chdir=")
-			cwd = a.chdir(w, cwd)
-		case t == "-S" || t == "--split-string":
-			if len(words) > 1 {
-				return nil, cwd, &words[1]
-			}
-		case strings.HasPrefix(t, "--split-string="):
-			w.Text = strings.TrimPrefix(t, "--split-string=")
-			return nil, cwd, &w
-		case t == "-u" || t == "--unset":
-			if len(words) > 1 {
-				words = words[1:]
-			}
-		case isAssignment(t) || strings.HasPrefix(t, "-") && t != "-":
-		default:
-			return words, cwd, nil
+func (a *analyzer) ifClause(c *syntax.IfClause, cwd string, depth int) string {
+	after := a.branch(c.Cond, cwd, depth)
+	if a.branch(c.Then, after, depth) != after {
+		after = ""
+	}
+	if c.Else != nil && a.ifClause(c.Else, cwd, depth) != cwd {
+		after = ""
+	}
+	return after
+}
+
+// forClause walks a for loop; over a list of literal words the loop variable takes
+// each value in turn, otherwise it is unknown.
+func (a *analyzer) forClause(c *syntax.ForClause, cwd string, depth int) string {
+	iter, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		a.substs(c.Loop, cwd, depth)
+		return a.branch(c.Do, cwd, depth)
+	}
+	name := iter.Name.Value
+	items := a.words(iter.Items, cwd, depth)
+	literal := iter.InPos.IsValid() && len(items) <= 64
+	for _, w := range items {
+		if w.Dynamic || w.Glob {
+			literal = false
 		}
-		words = words[1:]
 	}
-	return words, cwd, nil
-}
-
-// sudoValued are the options of sudo and doas that take a value.
-var sudoValued = map[string]bool{
-	"-u": true, "-U": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true, "-r": true,
-	"-t": true, "-R": true, "-T": true, "--user": true, "--other-user": true, "--group": true,
-	"--close-from": true, "--chdir": true, "--host": true, "--prompt": true, "--role": true,
-	"--type": true, "--chroot": true, "--command-timeout": true,
-}
-
-// sudo skips sudo's (or doas's) options and returns the command it runs and the
-// directory it runs in (-D, --chdir).
-func (a *analyzer) sudo(words []shellWord, cwd string) ([]shellWord, string) {
-	for len(words) > 0 {
-		w := words[0]
-		t := w.Text
-		switch {
-		case t == "--":
-			return words[1:], cwd
-		case !strings.HasPrefix(t, "-") || t == "-":
-			return words, cwd
-		case strings.HasPrefix(t, "--chdir="):
-			w.Text = strings.TrimPrefix(t, "--chdir=")
-			cwd = a.chdir(w, cwd)
-		case len(t) > 2 && strings.HasPrefix(t, "-D"):
-			w.Text = t[2:]
-			cwd = a.chdir(w, cwd)
-		case sudoValued[t] && len(words) > 1:
-			if t == "-D" || t == "--chdir" {
-				cwd = a.chdir(words[1], cwd)
-			}
-			words = words[1:]
+	if !literal {
+		delete(a.vars, name)
+		return a.branch(c.Do, cwd, depth)
+	}
+	after := cwd
+	for _, w := range items {
+		a.vars[name] = w.Text
+		if a.branch(c.Do, cwd, depth) != cwd {
+			after = ""
 		}
-		words = words[1:]
 	}
-	return words, cwd
+	delete(a.vars, name)
+	return after
 }
 
-// downloaders are the options of curl and wget that name files or folders they write:
-// valued lists every short option that takes an argument, targets those among them
-// that are write targets, longs the long spellings of the targets.
-var downloaders = map[string]struct {
-	valued, targets string
-	longs           []string
-}{
-	"curl": {valued: "AbcCdDeEFHKmoPQrtTuUwxXyYz", targets: "ocD", longs: []string{"--output", "--cookie-jar", "--dump-header"}},
-	"wget": {valued: "aABdDeiIlOoPQRtTUwX", targets: "OoaP", longs: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix"}},
+// declare reads declare, export, local, readonly and typeset: their assignments set
+// variables.
+func (a *analyzer) declare(c *syntax.DeclClause, cwd string, depth int) {
+	for _, as := range c.Args {
+		a.substs(as, cwd, depth)
+		if as.Name != nil && as.Value != nil {
+			a.assign(as.Name.Value, as, cwd, depth)
+		} else if as.Name != nil && !as.Naked {
+			delete(a.vars, as.Name.Value)
+		}
+	}
 }
 
-// optionValues returns the values of the short options in targets (alone, last in a
-// group such as -fsSLo, or glued: -oFILE) and of the long options in longs (--name
-// VALUE, --name=VALUE). valued lists every short option that takes an argument, so
-// that a group is read where its argument starts.
-func optionValues(args []shellWord, valued, targets string, longs []string) []shellWord {
+// assign records NAME=value: a literal value is known from now on.
+func (a *analyzer) assign(name string, as *syntax.Assign, cwd string, depth int) {
+	if as.Append || as.Array != nil || as.Index != nil || as.Value == nil {
+		delete(a.vars, name)
+		return
+	}
+	ws := a.words([]*syntax.Word{as.Value}, cwd, depth)
+	if len(ws) == 1 && !ws[0].Dynamic && !ws[0].Glob && !ws[0].Tilde {
+		a.vars[name] = ws[0].Text
+		return
+	}
+	delete(a.vars, name)
+}
+
+// param is the value of a parameter expansion when guard knows it: a variable set
+// to a literal earlier in the command, HOME, or PWD.
+func (a *analyzer) param(p *syntax.ParamExp, cwd string) (string, bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 || len(p.Modifiers) > 0 || p.NestedParam != nil {
+		return "", false
+	}
+	name := p.Param.Value
+	if v, ok := a.vars[name]; ok {
+		return v, true
+	}
+	switch {
+	case name == "HOME" && a.home != "":
+		return a.home, true
+	case name == "PWD" && cwd != "":
+		return cwd, true
+	}
+	return "", false
+}
+
+// knownSubst is the output of a command substitution guard knows without running
+// it: $(pwd), $(git rev-parse --show-toplevel) and $(mktemp ...) (a new name in the
+// temporary folder), the ways agents name the folders they work in.
+func (a *analyzer) knownSubst(cs *syntax.CmdSubst, cwd string) (string, bool) {
+	if len(cs.Stmts) != 1 || cwd == "" {
+		return "", false
+	}
+	st := cs.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) > 0 || len(call.Assigns) > 0 {
+		return "", false
+	}
+	var words []string
+	for _, w := range call.Args {
+		lit := w.Lit()
+		if lit == "" {
+			return "", false
+		}
+		words = append(words, lit)
+	}
+	switch strings.Join(words, " ") {
+	case "pwd", "pwd -P", "pwd -L":
+		return cwd, true
+	case "git rev-parse --show-toplevel":
+		if top := guard.RepoTop(cwd); top != "" {
+			return top, true
+		}
+	case "mktemp", "mktemp -d", "mktemp --directory", "mktemp -t", "mktemp -d -t":
+		return filepath.Join(a.tmp, "tmp.XXXXXXXXXX"), true
+	}
+	return "", false
+}
+
+// words expands words as bash does before running a command: braces first, then
+// quotes; patterns are resolved later, where a word is used as a path.
+func (a *analyzer) words(ws []*syntax.Word, cwd string, depth int) []shellWord {
 	var out []shellWord
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		t := w.Text
-		switch {
-		case t == "--":
-			return out
-		case strings.HasPrefix(t, "--"):
-			for _, l := range longs {
-				if v, ok := strings.CutPrefix(t, l+"="); ok {
-					w.Text = v
-					w.GlobAt -= len(l) + 1
-					out = append(out, w)
-				} else if t == l && i+1 < len(args) {
-					out = append(out, args[i+1])
-					i++
+	for _, w := range ws {
+		a.substs(w, cwd, depth)
+		expanded := []*syntax.Word{w}
+		if syntax.SplitBraces(w) {
+			expanded = expanded[:0]
+			for bw, err := range expand.BracesSeq(nil, w) {
+				if err != nil {
+					a.cannot(fmt.Sprintf("the brace expansion of %s is too large to read", quoteCmd(printNode(w))))
+					expanded = nil
+					out = append(out, shellWord{Text: printNode(w), Dynamic: true, GlobAt: -1})
+					break
 				}
+				expanded = append(expanded, bw)
 			}
-		case strings.HasPrefix(t, "-") && len(t) > 1:
-			var letter byte
-			var val *shellWord
-			letter, val, i = shortValue(args, i, valued)
-			if val != nil && strings.IndexByte(targets, letter) >= 0 {
-				out = append(out, *val)
-			}
+		}
+		for _, bw := range expanded {
+			wb := &wordBuilder{a: a, cwd: cwd, w: shellWord{GlobAt: -1}}
+			wb.parts(bw.Parts, false)
+			sw := wb.w
+			sw.Text, sw.pattern = wb.b.String(), wb.pat.String()
+			out = append(out, sw)
 		}
 	}
 	return out
 }
 
-// shortValue reads the short-option group args[i] (-abc): the first letter listed in
-// valued takes the rest of the group (-oFILE), else the next word, as its value. It
-// returns that letter (0 when none), its value (nil when there is none) and the index
-// of the last word read.
-func shortValue(args []shellWord, i int, valued string) (byte, *shellWord, int) {
-	t := args[i].Text
-	for k := 1; k < len(t); k++ {
-		if strings.IndexByte(valued, t[k]) < 0 {
-			continue
-		}
-		switch {
-		case k+1 < len(t):
-			val := args[i]
-			val.Text = t[k+1:]
-			val.GlobAt -= k + 1
-			return t[k], &val, i
-		case i+1 < len(args):
-			val := args[i+1]
-			return t[k], &val, i + 1
-		}
-		return t[k], nil, i
+// quotedHeredoc reports whether a here-document's delimiter is quoted: its body is
+// then literal text, with nothing expanded.
+func quotedHeredoc(r *syntax.Redirect) bool {
+	if r.Word == nil {
+		return false
 	}
-	return 0, nil, i
-}
-
-// installsDirectories reports install -d (--directory): every operand is a directory
-// it creates.
-func installsDirectories(args []shellWord) bool {
-	for _, w := range args {
-		t := w.Text
-		switch {
-		case t == "--":
-			return false
-		case t == "--directory":
+	for _, p := range r.Word.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
 			return true
-		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--"):
-			// -d alone or in a group (-Dd); after a letter that takes a value the
-			// rest of the group is that value (-mdd is the mode "dd").
-			for k := 1; k < len(t); k++ {
-				if t[k] == 'd' {
-					return true
-				}
-				if strings.IndexByte(optionArgs["install"], t[k]) >= 0 {
-					break
-				}
+		case *syntax.Lit:
+			if strings.Contains(p.(*syntax.Lit).Value, `\`) {
+				return true
 			}
 		}
 	}
 	return false
 }
 
-// optionArgs lists, per command, the short options that take an argument.
-var optionArgs = map[string]string{
-	"mkdir": "mZ", "install": "gmoStZ", "cp": "tS", "ln": "tS", "rsync": "efT", "scp": "cFiJloPS",
-	"mknod": "mZ", "mkfifo": "mZ", "shred": "nsu",
-}
-
-func (a *analyzer) sed(args []shellWord, cwd, text string) {
-	inPlace, script := false, false
-	var files []shellWord
-	for i := 0; i < len(args); i++ {
-		t := args[i].Text
-		switch {
-		case t == "--":
-			files = append(files, args[i+1:]...)
-			i = len(args)
-		case t == "--in-place" || strings.HasPrefix(t, "--in-place="):
-			inPlace = true
-		case t == "-e" || t == "-f" || t == "--expression" || t == "--file":
-			script = true
-			i++
-		case strings.HasPrefix(t, "--expression=") || strings.HasPrefix(t, "--file="):
-			script = true
-		case strings.HasPrefix(t, "--"):
-		case strings.HasPrefix(t, "-") && len(t) > 1:
-			// Short options may be grouped (-ni); -i takes an optional suffix glued
-			// to it, so nothing after the i belongs to another option.
-			for k := 1; k < len(t); k++ {
-				if t[k] == 'i' {
-					inPlace = true
-					break
-				}
-				if t[k] == 'e' || t[k] == 'f' {
-					script = true
-					if k == len(t)-1 {
-						i++
-					}
-					break
+// heredocText is the text a here-document or here-string feeds to its command, and
+// whether guard knows it (an unquoted body with an expansion is only known when the
+// command runs).
+func (a *analyzer) heredocText(r *syntax.Redirect, cwd string) (string, bool) {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if r.Hdoc == nil {
+			return "", true
+		}
+		if quotedHeredoc(r) {
+			var b strings.Builder
+			for _, p := range r.Hdoc.Parts {
+				if l, ok := p.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
 				}
 			}
+			return b.String(), true
+		}
+		wb := &wordBuilder{a: a, cwd: cwd, w: shellWord{GlobAt: -1}}
+		for _, p := range r.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				// In an unquoted body a backslash quotes only $, ` and \.
+				wb.doubleQuotedLit(l.Value)
+				continue
+			}
+			wb.parts([]syntax.WordPart{p}, true)
+		}
+		return wb.b.String(), !wb.w.Dynamic
+	case syntax.WordHdoc:
+		ws := a.words([]*syntax.Word{r.Word}, cwd, 0)
+		if len(ws) != 1 || ws[0].Dynamic {
+			return "", false
+		}
+		return ws[0].Text, true
+	}
+	return "", false
+}
+
+// redirects records the files a command's redirections write.
+func (a *analyzer) redirects(rs []*syntax.Redirect, cwd, text string) {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll,
+			syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut, syntax.DplOut:
 		default:
-			files = append(files, args[i])
+			continue
 		}
-	}
-	if !inPlace {
-		return
-	}
-	if !script && len(files) > 0 {
-		files = files[1:] // the first operand is the script
-	}
-	for _, w := range files {
-		a.target(w, cwd, OpEdit, text)
+		ws := a.words([]*syntax.Word{r.Word}, cwd, 0)
+		for _, w := range ws {
+			if r.Op == syntax.DplOut && !w.Dynamic && (w.Text == "-" || strings.Trim(w.Text, "0123456789") == "") {
+				continue // >&2, >&-: a descriptor, not a file
+			}
+			what := "redirection " + r.Op.String() + " " + w.Text
+			if text != "" {
+				what = text + " " + what
+			}
+			a.target(w, cwd, OpEdit, what)
+		}
 	}
 }
 
-// git reads the subcommands that change the working tree or the repository's
-// published state.
-func (a *analyzer) git(args []shellWord, cwd, text string) {
-	// Global options before the subcommand; -C changes the directory.
-	for len(args) > 0 && strings.HasPrefix(args[0].Text, "-") {
-		switch t := args[0].Text; {
-		case t == "-C":
-			if len(args) < 2 {
-				return
+// call handles one simple command and returns the working directory after it.
+func (a *analyzer) call(s *syntax.Stmt, c *syntax.CallExpr, cwd string, depth int) string {
+	return a.callIn(s, c, cwd, depth, false)
+}
+
+// callIn is call; piped is set when the command's standard input is a pipe.
+func (a *analyzer) callIn(s *syntax.Stmt, c *syntax.CallExpr, cwd string, depth int, piped bool) string {
+	if len(c.Args) == 0 {
+		// Assignments only: they set variables for the rest of the command line.
+		for _, as := range c.Assigns {
+			a.substs(as, cwd, depth)
+			if as.Name != nil {
+				a.assign(as.Name.Value, as, cwd, depth)
 			}
-			p, ok := a.resolve(args[1], cwd)
-			if !ok {
-				a.note("the directory of " + quoteCmd(text) + " is only known when it runs")
-				return
-			}
-			cwd = p
-			args = args[2:]
-			continue
-		case t == "--work-tree" || strings.HasPrefix(t, "--work-tree="):
-			// The working tree is where checkout, reset and the like write.
-			w := args[0]
-			n := 1
-			if t == "--work-tree" {
-				if len(args) < 2 {
-					return
-				}
-				w, n = args[1], 2
-			} else {
-				w.Text = strings.TrimPrefix(t, "--work-tree=")
-			}
-			p, ok := a.resolve(w, cwd)
-			if !ok {
-				a.note("the working tree of " + quoteCmd(text) + " is only known when it runs")
-				return
-			}
-			cwd = p
-			args = args[n:]
-			continue
-		case t == "-c" || t == "--git-dir" || t == "--namespace":
-			if len(args) < 2 {
-				return
-			}
-			args = args[2:]
-			continue
 		}
-		args = args[1:]
+		a.redirects(s.Redirs, cwd, "")
+		return cwd
 	}
-	if len(args) == 0 || cwd == "" {
-		return
+	for _, as := range c.Assigns {
+		a.substs(as, cwd, depth)
 	}
-	sub, rest := args[0].Text, args[1:]
-	switch sub {
-	case "commit":
-		a.out.Effects = append(a.out.Effects, Effect{Op: OpCommit, Path: cwd, Command: text})
-	case "push":
-		a.out.Effects = append(a.out.Effects, Effect{Op: OpPush, Path: cwd, Command: text})
-		// Pushing a tag is also a release-tag operation (CONTRACT.md section 2); the
-		// pre-push hook sees the exact refs, the agent hook the obvious spellings.
-		for _, w := range rest {
-			if w.Text == "--tags" || w.Text == "--follow-tags" || strings.Contains(w.Text, "refs/tags/") {
-				a.out.Effects = append(a.out.Effects, Effect{Op: OpReleaseTag, Path: cwd, Command: text})
-				break
+	words := a.words(c.Args, cwd, depth)
+	a.redirects(s.Redirs, cwd, "")
+	cmd := &command{a: a, stmt: s, cwd: cwd, depth: depth, piped: piped}
+	for _, as := range c.Assigns {
+		cmd.prefix += printNode(as) + " "
+	}
+	return cmd.run(words)
+}
+
+// command is one simple command being read.
+type command struct {
+	a     *analyzer
+	stmt  *syntax.Stmt
+	cwd   string
+	depth int
+	piped bool
+	// text is the command without its wrappers, full as written, for messages.
+	text, full string
+	// moreArgs is set when xargs adds arguments only known when it runs.
+	moreArgs bool
+	// prefix are the assignments before the command, as written.
+	prefix string
+}
+
+// run sees through the command's wrappers and reads what the real command does; it
+// returns the working directory after it.
+func (c *command) run(words []shellWord) string {
+	a := c.a
+	after := c.cwd
+	c.full = c.prefix + joinWords(words)
+	plain := make([]string, len(words))
+	for i, w := range words {
+		plain[i] = w.Text
+	}
+	u := cmdline.Unwrap(plain)
+	for _, d := range u.Dirs {
+		w := shellWord{Text: d.Text, GlobAt: -1}
+		if d.At >= 0 && words[d.At].Dynamic {
+			w.Dynamic = true
+		}
+		c.cwd = a.chdir(w, c.cwd)
+	}
+	if u.Opaque != "" {
+		a.cannot(u.Opaque + " (" + quoteCmd(c.full) + "): guard cannot locate what it writes")
+		c.cwd = ""
+	}
+	for _, wr := range u.Writes {
+		w := shellWord{Text: wr.Text, GlobAt: -1}
+		if wr.At >= 0 {
+			w = words[wr.At]
+			if w.Text != wr.Text { // a value glued to its option (-oFILE)
+				w = shellWord{Text: wr.Text, Dynamic: w.Dynamic, GlobAt: -1}
 			}
 		}
-	case "rm", "mv":
-		for _, w := range operands(rest, "") {
-			a.deepTarget(w, cwd, text)
-		}
-	case "checkout", "restore", "reset", "clean", "stash", "switch", "merge", "rebase", "pull",
-		"apply", "am", "cherry-pick", "revert":
-		// These rewrite files of the working tree; with explicit paths after -- only
-		// those, otherwise the tree the command runs in. Forms that only touch the
-		// index, refs or nothing at all are left alone.
-		if !gitTouchesTree(sub, rest) {
-			return
-		}
-		if i := indexWord(rest, "--"); i >= 0 && i+1 < len(rest) {
-			for _, w := range rest[i+1:] {
-				a.deepTarget(w, cwd, text)
-			}
-			return
-		}
-		a.out.Effects = append(a.out.Effects, Effect{Op: OpEdit, Path: cwd, Command: text, Descend: true})
+		a.target(w, c.cwd, OpEdit, c.full)
 	}
+	if u.Shell != nil {
+		if u.Shell.At >= 0 && words[u.Shell.At].Dynamic {
+			a.cannot("the shell text of " + quoteCmd(c.full) + " is only known when it runs")
+			return after
+		}
+		a.script(u.Shell.Text, c.cwd, c.depth+1)
+		return after
+	}
+	if len(u.Argv) == 0 {
+		return after
+	}
+	var real []shellWord
+	if u.At >= 0 {
+		real = words[u.At:]
+	} else {
+		dynamic := false
+		for _, w := range words {
+			dynamic = dynamic || w.Dynamic
+		}
+		for _, t := range u.Argv {
+			real = append(real, shellWord{Text: t, Dynamic: dynamic, GlobAt: -1, pattern: t})
+		}
+	}
+	c.moreArgs = u.MoreArgs
+	c.text = joinWords(real)
+	a.out.Segments = append(a.out.Segments, Segment{Text: c.text, Dir: c.cwd, Full: c.full})
+	if real[0].Dynamic {
+		a.cannot("the command name of " + quoteCmd(c.text) + " is only known when it runs")
+		return after
+	}
+	name := cmdline.Program(real[0].Text)
+	if a.classify != nil && c.cwd != "" {
+		args := append([]string{name}, u.Argv[1:]...)
+		op, project, dry, err := a.classify(args, c.cwd)
+		switch {
+		case err != nil:
+			a.cannot("whether " + quoteCmd(c.text) + " publishes: " + err.Error())
+		case op != "":
+			if project == "" {
+				project = c.cwd
+			}
+			a.effect(Effect{Op: op, Path: project, Command: c.text, DryRun: dry, Publication: true})
+		}
+	}
+	if name == "cd" || name == "pushd" {
+		return c.cd(real[1:])
+	}
+	if name == "popd" {
+		return ""
+	}
+	c.program(name, real[0].Text, real[1:])
+	return after
+}
+
+// cd returns the directory cd moves to ("" when it cannot be located).
+func (c *command) cd(args []shellWord) string {
+	ops := operands(args, "")
+	switch {
+	case len(ops) == 0:
+		return c.a.home
+	case ops[0].Text == "-":
+		return ""
+	}
+	return c.a.chdir(ops[0], c.cwd)
+}
+
+// chdir is the directory a word names for cd, env -C or sudo -D, or "" when it cannot
+// be located (relative targets after it are then noted, not guessed).
+func (a *analyzer) chdir(w shellWord, cwd string) string {
+	if w.Glob {
+		return ""
+	}
+	if p, ok := a.resolve(w, cwd); ok {
+		return p
+	}
+	return ""
+}
+
+// target records an operation on the path a word names, or notes why it cannot.
+func (a *analyzer) target(w shellWord, cwd, op, text string) {
+	a.targetDeep(w, cwd, op, text, false)
 }
 
 // deepTarget records an edit that reaches into the subtree of the path (a removal or
 // a move of a folder takes everything inside it along).
 func (a *analyzer) deepTarget(w shellWord, cwd, text string) {
-	n := len(a.out.Effects)
-	a.target(w, cwd, OpEdit, text)
-	for i := n; i < len(a.out.Effects); i++ {
-		a.out.Effects[i].Descend = true
-	}
+	a.targetDeep(w, cwd, OpEdit, text, true)
 }
 
-// gitTouchesTree reports whether a working-tree command (checkout, reset, ...) with
-// these arguments may change files, rather than only the index, a ref or nothing.
-func gitTouchesTree(sub string, args []shellWord) bool {
-	has := func(flags ...string) bool {
-		for _, w := range args {
-			for _, f := range flags {
-				if w.Text == f {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	positional := 0
-	for _, w := range args {
-		if !strings.HasPrefix(w.Text, "-") {
-			positional++
-		}
-	}
-	switch sub {
-	case "checkout":
-		// checkout -b NAME (no start point) creates a branch at HEAD: no file changes.
-		return !(has("-b", "-B", "--orphan") && positional <= 1)
-	case "switch":
-		return !(has("-c", "-C", "--create", "--force-create") && positional <= 1)
-	case "reset":
-		return has("--hard", "--merge", "--keep")
-	case "restore":
-		return !has("--staged", "-S") || has("--worktree", "-W")
-	case "clean":
-		for _, w := range args {
-			if w.Text == "--dry-run" || (strings.HasPrefix(w.Text, "-") && !strings.HasPrefix(w.Text, "--") && strings.Contains(w.Text, "n")) {
-				return false
-			}
-		}
-		return true
-	case "stash":
-		return !(len(args) > 0 && (args[0].Text == "list" || args[0].Text == "show" || args[0].Text == "create"))
-	}
-	return true
-}
-
-func (a *analyzer) applyPatch(st shellStep, cwd, text string) {
-	for _, r := range st.Redirects {
-		if r.Heredoc < 0 || r.Heredoc >= len(a.heredocs) {
-			continue
-		}
-		if cwd == "" {
-			a.note("the files of " + quoteCmd(text) + " cannot be located")
-			return
-		}
-		for _, p := range PatchPaths(a.heredocs[r.Heredoc], cwd) {
-			a.out.Effects = append(a.out.Effects, Effect{Op: OpEdit, Path: p, Command: text})
-		}
+func (a *analyzer) targetDeep(w shellWord, cwd, op, text string, descend bool) {
+	if w.Dynamic {
+		a.cannot("a target of " + quoteCmd(text) + " (" + w.Text + ") is only known when it runs")
 		return
 	}
-	a.note(quoteCmd(text) + " reads its patch from somewhere guard cannot see")
-}
-
-// find reads `find ROOT... EXPR`: -delete removes files below the roots; -exec and
-// its kin run commands guard does not read.
-func (a *analyzer) find(args []shellWord, cwd, text string) {
-	var roots []shellWord
-	i := 0
-	for i < len(args) && !strings.HasPrefix(args[i].Text, "-") && args[i].Text != "(" && args[i].Text != "!" {
-		roots = append(roots, args[i])
-		i++
-	}
-	if len(roots) == 0 {
-		roots = []shellWord{{Text: ".", GlobAt: -1}}
-	}
-	for _, w := range args[i:] {
-		switch w.Text {
-		case "-delete":
-			for _, r := range roots {
-				a.deepTarget(r, cwd, text)
-			}
-			return
-		case "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls":
-			a.note(quoteCmd(text) + " runs commands or writes files guard cannot read in advance")
-			return
-		}
-	}
-}
-
-// target records an operation on the path a word names, or notes why it cannot.
-func (a *analyzer) target(w shellWord, cwd, op, text string) {
-	if w.Dynamic {
-		a.note("a target of " + quoteCmd(text) + " (" + w.Text + ") is only known when it runs")
+	if !w.Glob && (strings.HasPrefix(w.Text, "/dev/") || w.Text == "/dev") {
 		return
 	}
 	if w.Glob {
-		// A pattern's files are unknown, but they all lie in the directory its
-		// literal prefix names.
-		at := w.GlobAt
-		if at < 0 || at > len(w.Text) {
-			at = 0
+		base := cwd
+		pat := w.pattern
+		switch {
+		case w.Tilde && a.home != "" && (pat == "~" || strings.HasPrefix(pat, "~/")):
+			pat = patternQuote(a.home) + pat[1:]
+		case w.Tilde:
+			a.cannot("a target of " + quoteCmd(text) + " (" + w.Text + ") cannot be located")
+			return
+		case filepath.IsAbs(pat):
+		case base == "":
+			a.cannot("a target of " + quoteCmd(text) + " (" + w.Text + ") cannot be located")
+			return
+		default:
+			pat = patternQuote(base) + "/" + pat
 		}
-		prefix := w.Text[:at]
-		if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
-			w.Text = prefix[:i+1]
-		} else {
-			w.Text = "."
+		for _, h := range globTargets(pat) {
+			a.effect(Effect{Op: op, Path: h.Path, Command: text, Descend: descend || h.Descend})
 		}
-		w.Glob = false
-	}
-	if strings.HasPrefix(w.Text, "/dev/") || w.Text == "/dev" {
 		return
 	}
 	p, ok := a.resolve(w, cwd)
 	if !ok {
-		a.note("a target of " + quoteCmd(text) + " (" + w.Text + ") cannot be located")
+		a.cannot("a target of " + quoteCmd(text) + " (" + w.Text + ") cannot be located")
 		return
 	}
-	a.out.Effects = append(a.out.Effects, Effect{Op: op, Path: p, Command: text})
+	a.effect(Effect{Op: op, Path: p, Command: text, Descend: descend})
+}
+
+// patternQuote escapes the pattern characters of a literal path.
+func patternQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\!@+()|`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // resolve makes a word an absolute, clean path.
@@ -791,92 +735,6 @@ func (a *analyzer) resolve(w shellWord, cwd string) (string, bool) {
 		return "", false
 	}
 	return filepath.Join(cwd, t), true
-}
-
-func isAssignment(t string) bool {
-	eq := strings.IndexByte(t, '=')
-	if eq <= 0 {
-		return false
-	}
-	for i := 0; i < eq; i++ {
-		if !isNameByte(t[i]) || (i == 0 && t[i] >= '0' && t[i] <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// skipOptions drops leading options (and the arguments of those in withArg).
-func skipOptions(words []shellWord, withArg string) []shellWord {
-	for len(words) > 0 {
-		t := words[0].Text
-		if t == "--" {
-			return words[1:]
-		}
-		if !strings.HasPrefix(t, "-") || t == "-" {
-			return words
-		}
-		words = words[1:]
-		if len(t) == 2 && strings.IndexByte(withArg, t[1]) >= 0 && len(words) > 0 {
-			words = words[1:]
-		}
-	}
-	return words
-}
-
-// operands returns the non-option arguments, skipping the arguments of the short
-// options listed in withArg; everything after -- is an operand.
-func operands(args []shellWord, withArg string) []shellWord {
-	ops, dest := operandsWithTarget(args, withArg)
-	if dest != nil {
-		ops = append(ops, *dest)
-	}
-	return ops
-}
-
-// operandsWithTarget is operands, also returning the directory given with -t DIR
-// (--target-directory=DIR), which cp, mv, ln and install write into.
-func operandsWithTarget(args []shellWord, withArg string) (ops []shellWord, dest *shellWord) {
-	for i := 0; i < len(args); i++ {
-		t := args[i].Text
-		switch {
-		case t == "--":
-			return append(ops, args[i+1:]...), dest
-		case strings.HasPrefix(t, "--target-directory="):
-			w := args[i]
-			w.Text = strings.TrimPrefix(t, "--target-directory=")
-			w.GlobAt -= len("--target-directory=")
-			dest = &w
-		case t == "--target-directory" && i+1 < len(args):
-			w := args[i+1]
-			dest = &w
-			i++
-		case strings.HasPrefix(t, "--"):
-		case strings.HasPrefix(t, "-") && len(t) > 1 && !args[i].Dynamic:
-			// The last letter of a group may take the next word as its argument;
-			// an argument glued to its letter (-tDIR) needs no next word.
-			var letter byte
-			var val *shellWord
-			if letter, val, i = shortValue(args, i, withArg); letter == 't' {
-				if val == nil {
-					val = &shellWord{}
-				}
-				dest = val
-			}
-		default:
-			ops = append(ops, args[i])
-		}
-	}
-	return ops, dest
-}
-
-func indexWord(words []shellWord, t string) int {
-	for i, w := range words {
-		if w.Text == t && !w.Dynamic {
-			return i
-		}
-	}
-	return -1
 }
 
 func joinWords(words []shellWord) string {

@@ -112,8 +112,8 @@ func TestAnalyzeBashLeavesWhatItCannotReadUnjudged(t *testing.T) {
 	}{
 		{"a variable target", "rm $TARGET", "only known when it runs"},
 		{"a substituted target", "rm \"$(cat list)\"", "only known when it runs"},
-		{"eval", "eval \"$cmd\"", "guard cannot read in advance"},
-		{"xargs", "find . -name x | xargs rm", "guard cannot read in advance"},
+		{"eval", "eval \"$cmd\"", "only known when it runs"},
+		{"xargs", "find . -name x | xargs rm", "arguments only known when it runs"},
 		{"an unterminated quote", "rm 'oops", "cannot read the command"},
 		{"a relative target after cd -", "cd - && rm x", "cannot be located"},
 		{"a dynamic command name", "$EDITOR file", "command name"},
@@ -142,24 +142,6 @@ func TestAnalyzeBashAsksTheClassifierAboutEverySimpleCommand(t *testing.T) {
 	assert.Equal(t, []Segment{{"cd pkg", "/w", "cd pkg"}, {"npm publish --dry-run", "/w/pkg", "npm publish --dry-run"}, {"/usr/bin/npm publish", "/w/pkg", "/usr/bin/npm publish"}}, got.Segments)
 	got = AnalyzeBash("FOO=1 sudo -u root rm x", "/w", "", nil)
 	assert.Equal(t, []Segment{{"rm x", "/w", "FOO=1 sudo -u root rm x"}}, got.Segments)
-}
-
-func FuzzAnalyzeBash(f *testing.F) {
-	for _, s := range []string{
-		"rm -rf x", "echo $(cat <<EOF\nx\nEOF\n)", "a && b || c; d | e & f", `"unterminated`,
-		"cat > f <<-X\n\tbody\n\tX\n", "sed -ie s/x/y/ f", "cp -t", "git -C", "$((1+2))", "x=$'\\n' y",
-		"(cd a; (cd b; rm c)); rm d", "rm @(a|b)", "`rm x`", "dd of=*", "rm -tx",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, cmd string) {
-		a := AnalyzeBash(cmd, "/w", "/h", nil)
-		for _, e := range a.Effects {
-			if !strings.HasPrefix(e.Path, "/") {
-				t.Fatalf("relative effect path %q from %q", e.Path, cmd)
-			}
-		}
-	})
 }
 
 func TestAnalyzeBashSaysWhenItCannotTellWhetherACommandPublishes(t *testing.T) {

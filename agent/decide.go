@@ -96,6 +96,8 @@ type decider struct {
 	warnings []string
 	// written are the paths the call writes, for claims.
 	written []string
+	// near caches nearLock's answer.
+	near *string
 }
 
 func (d *decider) deny(s string) { d.denies = append(d.denies, s) }
@@ -203,10 +205,8 @@ func identityNote(env *guard.Env) string {
 // shell judges a command line by its obvious effects.
 func (d *decider) shell() {
 	c := d.call
-	a := AnalyzeBash(c.Command, c.Cwd, d.env.Env("HOME"), d.opts.Classify)
-	for _, s := range a.Unjudged {
-		d.warn("not judged: " + s)
-	}
+	a := analyzeBash(c.Command, c.Cwd, d.env.Env("HOME"), d.env.Env("TMPDIR"), d.opts.Classify)
+	d.unreadable(a)
 	for _, seg := range a.Segments {
 		dir := seg.Dir
 		if dir == "" {
@@ -228,6 +228,11 @@ func (d *decider) shell() {
 		switch {
 		case e.Op == OpEdit && e.Descend:
 			deep = appendNew(deep, e.Path)
+			// Through a link the operation reaches the folder it points at
+			// (rm -rf plink/, find plink/ -delete): its locks count too.
+			if real, err := filepath.EvalSymlinks(e.Path); err == nil && real != e.Path {
+				deep = appendNew(deep, real)
+			}
 		case e.Op == OpEdit:
 			edits = appendNew(edits, e.Path)
 		default:
@@ -259,6 +264,64 @@ func (d *decider) shell() {
 		}
 		d.locks([]string{op}, paths, false, op)
 	}
+}
+
+// unreadable applies CONTRACT.md section 4's rule for what guard cannot read: near a
+// lock that would refuse the agent it asks; elsewhere it warns. Code guard cannot
+// know the writes of is asked about near such a lock only under [agent] strict.
+func (d *decider) unreadable(a *BashAnalysis) {
+	if len(a.Unjudged) > 0 {
+		if lock := d.nearLock(); lock != "" {
+			d.asks = append(d.asks, fmt.Sprintf("guard: cannot judge this command: %s.\n  %s lies in its working tree, and guard does not let a command it cannot read run unseen near a lock (fail closed).\n  what now: approve it only if it stays out of that area; or run its parts as plain commands guard can read (literal paths, no eval, no generated targets).",
+				strings.Join(a.Unjudged, "; "), lock))
+		} else {
+			for _, s := range a.Unjudged {
+				d.warn("not judged: " + s)
+			}
+		}
+	}
+	if len(a.Unknown) == 0 {
+		return
+	}
+	if d.cfg.Agent.Strict {
+		if lock := d.nearLock(); lock != "" {
+			d.asks = append(d.asks, fmt.Sprintf("guard: cannot know what this command writes: %s.\n  %s lies in its working tree and [agent] strict is set in .guard.toml, so guard asks first.\n  what now: approve it if it stays out of that area.",
+				strings.Join(a.Unknown, "; "), lock))
+			return
+		}
+	}
+	for _, s := range a.Unknown {
+		d.warn("not judged: " + s)
+	}
+}
+
+// nearLock names the first active lock that would refuse the agent in the command's
+// working tree: its project (the repository that holds the working directory, else
+// the directory itself), the directories above it, and everything below; "" when
+// there is none.
+func (d *decider) nearLock() string {
+	if d.near != nil {
+		return *d.near
+	}
+	root := guard.RepoTop(d.call.Cwd)
+	if root == "" {
+		root = d.call.Cwd
+	}
+	var near string
+	dec, err := d.policy.Check(guard.Request{Ops: []string{OpEdit}, Paths: []string{root}, Descend: true})
+	switch {
+	case err != nil:
+		near = fmt.Sprintf("%s (guard could not look for locks there: %v)", root, err)
+	case !dec.Allowed:
+		b := dec.Blocking[0]
+		if b.Lock != nil {
+			near = fmt.Sprintf("%s (held by %s)", b.Lock.Path, b.Lock.Owner)
+		} else {
+			near = fmt.Sprintf("%s (%s)", b.Path, b.Reason)
+		}
+	}
+	d.near = &near
+	return near
 }
 
 func appendNew(list []string, s string) []string {

@@ -7,16 +7,20 @@
 // decision core: it asks guard's lock policy (the same one `guard check` uses) about
 // the call's write targets and operations, the permissions files about the action, and
 // guard's publication decision about publishing commands; WriteAnswer renders the
-// verdict in the agent's format. AnalyzeBash reads a shell command conservatively for
-// its obvious effects.
+// verdict in the agent's format. AnalyzeBash reads a shell command with a real bash
+// parser (mvdan.cc/sh) for its effects, seeing through wrappers with the cmdline
+// package and resolving braces and globs against the file system.
 //
 // What is guaranteed, and what is not: a write the package can see (a file tool's
-// path, a shell command's redirections and the file arguments of common commands) into
-// an area under someone else's active hard lock is denied; so is a publishing command
-// under PRIVATE.txt, and whatever a permissions file denies. It is a guardrail, not a
-// sandbox: what a command writes that is not on its command line (a script, a build, a
-// path in a variable) is not seen, and such calls get no decision, which leaves them to
-// the agent's own permission system. Input it cannot read is denied (fail closed).
+// path, a shell command's redirections and the file arguments of the programs it
+// knows) into an area under someone else's active hard lock is denied; so is a
+// publishing command under PRIVATE.txt, and whatever a permissions file denies. A
+// command it cannot read (a syntax error, a command too long or too deep, a target
+// only known when it runs) is asked about whenever a lock that would refuse the agent
+// lies in the command's working tree, and allowed with a warning elsewhere (CONTRACT.md
+// section 4). It is a guardrail, not a sandbox: what interpreter code, a build or a
+// script writes is not seen; such calls are allowed with a warning, or asked about
+// near a lock with [agent] strict. Input it cannot read is denied (fail closed).
 //
 // The package also installs the hook into the agents' settings files (RunInstall,
 // RunUninstall) and implements claiming on write (short leases, see claim.go) and

@@ -56,6 +56,10 @@ type AgentConfig struct {
 	Claim bool `toml:"claim"`
 	// ClaimExpires is the lifetime of such a claim (default 30m).
 	ClaimExpires string `toml:"claim_expires"`
+	// Strict makes the agent hook ask, near a lock that would refuse the agent, before
+	// running code guard cannot read (interpreter code, builds, tests, scripts);
+	// by default they are allowed with a warning.
+	Strict bool `toml:"strict"`
 }
 
 // GitHubAPIURL returns the configured API base URL, [github] first.

@@ -1,0 +1,39 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzNeverAllowsWhatItCannotReadNearALock: whatever the command, in a tree with a
+// lock that refuses the agent, a command guard could not read (it does not parse, or
+// it is past a limit) is never answered with no decision; and no effect path is
+// relative.
+func FuzzNeverAllowsWhatItCannotReadNearALock(f *testing.F) {
+	for _, s := range []string{
+		"rm -rf x", "echo $(cat <<EOF\nx\nEOF\n)", "a && b || c; d | e & f", `"unterminated`,
+		"cat > f <<-X\n\tbody\n\tX\n", "sed -ie s/x/y/ f", "cp -t", "git -C", "$((1+2))", "x=$'\\n' y",
+		"(cd a; (cd b; rm c)); rm d", "rm @(a|b)", "`rm x`", "dd of=*", "rm -tx", "bash <<'E'\nrm x\nE",
+		"for f in a b; do rm $f; done", "rm lo{c,}ked", "echo x > lock?d/a", "(( x = 1 << 2 ))",
+		"echo $(true # it's\n)", "sudo -nu root rm x", "find . -exec rm {} +", "if then fi",
+	} {
+		f.Add(s)
+	}
+	repo := gatesTree(f)
+	f.Fuzz(func(t *testing.T, cmd string) {
+		a := AnalyzeBash(cmd, repo, "/h", nil)
+		for _, e := range a.Effects {
+			if !strings.HasPrefix(e.Path, "/") {
+				t.Fatalf("relative effect path %q from %q", e.Path, cmd)
+			}
+		}
+		_, perr := parseShell(cmd)
+		v := decideBash(t, repo, cmd, nil)
+		if perr != nil && v.Decision == None {
+			t.Fatalf("%q does not parse (%v) and was let through near a lock: %+v", cmd, perr, v)
+		}
+		if len(a.Unjudged) > 0 && v.Decision == None {
+			t.Fatalf("%q could not be read (%v) and was let through near a lock", cmd, a.Unjudged)
+		}
+	})
+}
