@@ -68,7 +68,7 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 		}
 	}
 	d := &decider{
-		env: env, call: call, opts: opts, cfg: subject.Config,
+		env: env, call: call, opts: opts, cfg: subject.Config, subject: subject,
 		id:    Identity(env, call, subject),
 		perms: newPermissionsCache(),
 	}
@@ -83,13 +83,15 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 }
 
 type decider struct {
-	env    *guard.Env
-	call   *Call
-	opts   DecideOptions
-	cfg    *guard.Config
-	id     guard.Identity
-	policy *guard.Policy
-	perms  *permissionsCache
+	env  *guard.Env
+	call *Call
+	opts DecideOptions
+	cfg  *guard.Config
+	// subject is the call's working directory as guard resolved it.
+	subject *guard.Subject
+	id      guard.Identity
+	policy  *guard.Policy
+	perms   *permissionsCache
 
 	denies   []string
 	asks     []string
@@ -303,7 +305,7 @@ func (d *decider) nearLock() string {
 	if d.near != nil {
 		return *d.near
 	}
-	root := guard.RepoTop(d.call.Cwd)
+	root := d.subject.Top
 	if root == "" {
 		root = d.call.Cwd
 	}

@@ -28,7 +28,7 @@ func FuzzNeverAllowsWhatItCannotReadNearALock(f *testing.F) {
 			}
 		}
 		_, perr := parseShell(cmd)
-		v := decideBash(t, repo, cmd, nil)
+		v := decideBash(t, repo, cmd, false)
 		if perr != nil && v.Decision == None {
 			t.Fatalf("%q does not parse (%v) and was let through near a lock: %+v", cmd, perr, v)
 		}

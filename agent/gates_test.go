@@ -54,12 +54,9 @@ func gatesTree(t testing.TB) string {
 	return repo
 }
 
-// decideBash asks Decide about a Bash call in dir.
-func decideBash(t testing.TB, dir, command string, cfg *guard.Config) *Verdict {
+// decideBash asks Decide about a Bash call in dir, with [agent] strict set or not.
+func decideBash(t testing.TB, dir, command string, strict bool) *Verdict {
 	t.Helper()
-	if cfg == nil {
-		cfg = &guard.Config{}
-	}
 	env := &guard.Env{
 		Stdin: strings.NewReader(""), Stdout: &strings.Builder{}, Stderr: &strings.Builder{},
 		Clock: lockcore.FixedClock(fixtureNow), User: "tester", Hostname: "laptop", Dir: dir,
@@ -71,7 +68,10 @@ func decideBash(t testing.TB, dir, command string, cfg *guard.Config) *Verdict {
 		},
 	}
 	call := &Call{Agent: Claude, SessionID: "sess-1", Cwd: dir, Tool: "Bash", Action: "Bash", Kind: KindShell, Command: command}
-	v, err := Decide(env, call, DecideOptions{Config: cfg})
+	subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
+	require.NoError(t, err)
+	subject.Config.Agent.Strict = strict
+	v, err := Decide(env, call, DecideOptions{Subject: subject})
 	require.NoError(t, err)
 	return v
 }
@@ -171,7 +171,7 @@ func TestClosedGates(t *testing.T) {
 	repo := gatesTree(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := decideBash(t, repo, tc.command, nil)
+			v := decideBash(t, repo, tc.command, false)
 			assert.Equal(t, tc.want, v.Decision, "reason: %s\nwarnings: %v", v.Reason, v.Warnings)
 			switch tc.want {
 			case Deny:
@@ -190,7 +190,7 @@ func TestUnreadableCommandsWithoutALockWarn(t *testing.T) {
 	repo := gatesTree(t)
 	require.NoError(t, os.Remove(filepath.Join(repo, "locked", "LOCK.txt")))
 	for _, command := range []string{"rm -rf $TARGET", "rm x; if then fi", "echo " + strings.Repeat("x", maxShellLen), `eval "$cmd"`} {
-		v := decideBash(t, repo, command, nil)
+		v := decideBash(t, repo, command, false)
 		assert.Equal(t, None, v.Decision, v.Reason)
 		require.NotEmpty(t, v.Warnings, command)
 		assert.Contains(t, v.Warnings[0], "not judged: ")
@@ -201,10 +201,10 @@ func TestUnreadableCommandsWithoutALockWarn(t *testing.T) {
 // scripts are allowed with a warning by default, asked near a lock under strict.
 func TestStrictAsksBeforeCodeGuardCannotRead(t *testing.T) {
 	repo := gatesTree(t)
-	strict := &guard.Config{Agent: guard.AgentConfig{Strict: true}}
+	const strict = true
 	for _, command := range []string{"python3 -c 'import os'", "node -e 'x()'", "make", "npm test", "./build.sh", "bash build.sh", "go test ./...", "source env.sh", "perl -e 'unlink q(x)'"} {
 		t.Run(command, func(t *testing.T) {
-			v := decideBash(t, repo, command, nil)
+			v := decideBash(t, repo, command, false)
 			assert.Equal(t, None, v.Decision, v.Reason)
 			assert.NotEmpty(t, v.Warnings)
 			v = decideBash(t, repo, command, strict)
