@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -126,7 +126,7 @@ func isLeaseOf(l *lockcore.Lock, owner string) bool {
 
 // leaseArea returns the top-level folder of the repository that holds p.
 func leaseArea(p string) (string, bool) {
-	root := guard.RepoTop(filepath.Dir(p))
+	root := gitrun.RepoTop(filepath.Dir(p))
 	if root == "" {
 		return "", false
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/atomicfile"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // InstallOptions are the inputs of `guard agent-install` and `guard agent-uninstall`.
@@ -111,7 +112,7 @@ func SettingsPath(env *guard.Env, agent string, user bool) (string, error) {
 
 // projectRoot is the repository root holding dir, or dir itself outside one.
 func projectRoot(dir string) string {
-	if top := guard.RepoTop(dir); top != "" {
+	if top := gitrun.RepoTop(dir); top != "" {
 		return top
 	}
 	return dir

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -79,7 +80,7 @@ func RunRelease(opts ReleaseOptions) error {
 		dir = filepath.Join(env.Dir, dir)
 	}
 	dir = filepath.Clean(dir)
-	root := guard.RepoTop(dir)
+	root := gitrun.RepoTop(dir)
 	if root == "" {
 		root = dir
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // The publication marker file names (CONTRACT.md section 5), matched exactly.
@@ -132,9 +134,9 @@ func FindMarkers(dir string) *Markers {
 	// The working trees of one repository are one project (CONTRACT.md section 2),
 	// and markers are never committed: a PRIVATE.txt in the main clone must also stop
 	// a publication from a linked worktree, and the other way round.
-	if top := RepoTop(dir); top != "" {
+	if top := gitrun.RepoTop(dir); top != "" {
 		if rel, err := filepath.Rel(top, dir); err == nil {
-			for _, tree := range WorkingTrees(top) {
+			for _, tree := range gitrun.WorkingTrees(top) {
 				if tree != top {
 					chain(filepath.Join(tree, rel))
 				}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -303,7 +304,7 @@ func (p *Policy) workingTrees(top string) []string {
 	if t, ok := p.trees[top]; ok {
 		return t
 	}
-	t := WorkingTrees(top)
+	t := gitrun.WorkingTrees(top)
 	p.trees[top] = t
 	return t
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // Subject is what guard knows about the place a command acts on, resolved once and the
@@ -50,9 +52,9 @@ func ResolveSubject(env *Env, path string, flags Identity) (*Subject, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		s.Dir = filepath.Dir(abs)
 	}
-	s.Top = RepoTop(s.Dir)
+	s.Top = gitrun.RepoTop(s.Dir)
 	if s.Top != "" {
-		s.Trees = WorkingTrees(s.Top)
+		s.Trees = gitrun.WorkingTrees(s.Top)
 	}
 	cfg, err := FindConfig(s.Dir)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/atomicfile"
 	"github.com/guardlocks/guard/internal/filelock"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // DefaultVisibilityTimeout bounds what the pre-push visibility check adds to a push.
@@ -81,7 +82,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	cachePath := ""
 	if common := opts.GitCommonDir; common != "" || opts.Dir != "" {
 		if common == "" {
-			common = commonDirOf(opts.Dir)
+			common = gitrun.CommonDir(opts.Dir)
 		}
 		if common != "" {
 			cachePath = filepath.Join(common, "guard", "visibility.json")
@@ -163,40 +164,6 @@ func fetchVisibility(ctx context.Context, apiURL, token string, hc *http.Client,
 		return "", fmt.Sprintf("GitHub answered %d %s", code, http.StatusText(code))
 	}
 	return "", err.Error()
-}
-
-// commonDirOf finds the common git directory of the working tree at dir without
-// running git: .git is the directory itself, or a file "gitdir: X" whose X may name
-// the common directory in its commondir file (linked worktrees).
-func commonDirOf(dir string) string {
-	p := filepath.Join(dir, ".git")
-	st, err := os.Stat(p)
-	if err != nil {
-		return ""
-	}
-	if st.IsDir() {
-		return p
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return ""
-	}
-	gd, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-	if !ok {
-		return ""
-	}
-	gd = strings.TrimSpace(gd)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(dir, gd)
-	}
-	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-		cd := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(cd) {
-			cd = filepath.Join(gd, cd)
-		}
-		return filepath.Clean(cd)
-	}
-	return filepath.Clean(gd)
 }
 
 // visibilityCache is guard/visibility.json in the git directory.

@@ -196,19 +196,3 @@ func TestPushVisibilityCachesAnswersForAnHour(t *testing.T) {
 	assert.Equal(t, 1, r.code, "a damaged cache is a cold one")
 	assert.Equal(t, 3, count())
 }
-
-func TestCommonDirOfALinkedWorktree(t *testing.T) {
-	dir := t.TempDir()
-	main := filepath.Join(dir, "main")
-	require.NoError(t, os.MkdirAll(main, 0o755))
-	runGit(t, main, "init", "-q")
-	runGit(t, main, "commit", "-q", "--allow-empty", "-m", "x")
-	runGit(t, main, "worktree", "add", "-q", filepath.Join(dir, "wt"))
-	want, err := filepath.EvalSymlinks(filepath.Join(main, ".git"))
-	require.NoError(t, err)
-	got, err := filepath.EvalSymlinks(commonDirOf(filepath.Join(dir, "wt")))
-	require.NoError(t, err)
-	assert.Equal(t, want, got)
-	assert.Equal(t, filepath.Join(main, ".git"), commonDirOf(main))
-	assert.Equal(t, "", commonDirOf(dir))
-}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -226,11 +227,11 @@ func RunLock(o LockOptions) error {
 // of the working-tree roots). Elsewhere it is dir itself (lockcore.Acquire argues why
 // that suffices).
 func creationMutexDir(dir string) string {
-	top := guard.RepoTop(dir)
+	top := gitrun.RepoTop(dir)
 	if top == "" {
 		return dir
 	}
-	trees := guard.WorkingTrees(top)
+	trees := gitrun.WorkingTrees(top)
 	if len(trees) < 2 {
 		return dir
 	}

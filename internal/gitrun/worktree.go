@@ -1,4 +1,4 @@
-package guard
+package gitrun
 
 import (
 	"io"
@@ -48,6 +48,17 @@ func gitDirOf(top string) string {
 	return filepath.Clean(target)
 }
 
+// CommonDir returns the git directory shared by all working trees of the repository
+// whose working tree top is top (the common directory of a linked worktree), or ""
+// when top holds no .git. It starts no git process.
+func CommonDir(top string) string {
+	gitDir := gitDirOf(top)
+	if gitDir == "" {
+		return ""
+	}
+	return commonDirOf(gitDir)
+}
+
 // commonDirOf returns the common git directory shared by all working trees of the
 // repository whose git directory is gitDir.
 func commonDirOf(gitDir string) string {
@@ -67,11 +78,10 @@ func commonDirOf(gitDir string) string {
 // files (no git process, so the agent hook stays fast). It returns just top when the
 // repository has no linked worktrees, and nil outside a repository.
 func WorkingTrees(top string) []string {
-	gitDir := gitDirOf(top)
-	if gitDir == "" {
+	common := CommonDir(top)
+	if common == "" {
 		return nil
 	}
-	common := commonDirOf(gitDir)
 	trees := []string{top}
 	seen := map[string]bool{filepath.Clean(top): true}
 	add := func(t string) {
