@@ -10,6 +10,7 @@ import (
 
 	"github.com/guardlocks/guard/cmdline"
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // Op names the agent hook asks the policy about: guard's own (guard/ops.go).
@@ -376,7 +377,7 @@ func (a *analyzer) knownSubst(cs *syntax.CmdSubst, cwd string) (string, bool) {
 	case "pwd", "pwd -P", "pwd -L":
 		return cwd, true
 	case "git rev-parse --show-toplevel":
-		if top := guard.RepoTop(cwd); top != "" {
+		if top := gitrun.RepoTop(cwd); top != "" {
 			return top, true
 		}
 	case "mktemp", "mktemp -d", "mktemp --directory", "mktemp -t", "mktemp -d -t":
