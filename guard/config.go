@@ -32,6 +32,14 @@ type Config struct {
 	// APIURL is also accepted at the top level, as CONTRACT.md section 6 lists it.
 	APIURL string      `toml:"api_url"`
 	Agent  AgentConfig `toml:"agent"`
+	// Resources is the [resources] table.
+	Resources ResourcesConfig `toml:"resources"`
+}
+
+// ResourcesConfig is the [resources] table.
+type ResourcesConfig struct {
+	// Dir is where resource locks live (relative to the .guard.toml's directory).
+	Dir string `toml:"dir"`
 }
 
 // PublishConfig is the [publish] table.

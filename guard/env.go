@@ -36,6 +36,9 @@ type Env struct {
 	// only removed by a person at a terminal, and colour is only for terminals.
 	StdinTTY  bool
 	StdoutTTY bool
+	// StderrTTY reports whether stderr is a terminal: progress lines that rewrite
+	// themselves (guard lock --wait) are only for terminals.
+	StderrTTY bool
 	// Executable is the absolute path of the running guard binary (recorded by
 	// install).
 	Executable string

@@ -21,6 +21,9 @@ var (
 	// ErrInvalidLock: a file named like a lock whose body has no readable field at all
 	// (binary data); it is held fail closed, as an unreadable lock is.
 	ErrInvalidLock = errors.New("not a valid lock file")
+	// ErrFenceChanged: the lock file no longer carries the holder's fence (it was
+	// replaced or taken over).
+	ErrFenceChanged = errors.New("the lock's fence changed")
 	// ErrInvalid: the lock request itself is malformed (bad scope or host segment,
 	// kinds combined, missing release condition, bad duration or mode).
 	ErrInvalid = errors.New("invalid lock request")

@@ -18,6 +18,8 @@ type JSON struct {
 	Operations       []string `json:"operations"`
 	ReleaseCondition string   `json:"release_condition"`
 	Purpose          string   `json:"purpose"`
+	// Resource is the URI of a resource lock (null for folder locks).
+	Resource *string `json:"resource"`
 	// Remaining is the reference's "remaining" column (see Lock.Remaining).
 	Remaining string            `json:"remaining"`
 	Protected bool              `json:"protected"`
@@ -38,6 +40,10 @@ func (l *Lock) ToJSON(now time.Time) JSON {
 	}
 	if j.Host == "" {
 		j.Host = l.Host
+	}
+	if l.Resource != "" {
+		r := l.Resource
+		j.Resource = &r
 	}
 	if j.Operations == nil {
 		j.Operations = []string{}

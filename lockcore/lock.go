@@ -31,6 +31,10 @@ type Lock struct {
 	Mode       string
 	Operations []string
 
+	// Resource is the resource field: the URI a resource lock locks ("" for a folder
+	// lock).
+	Resource string
+
 	// Created is the created field read in the local zone, or the file's mtime when
 	// the field is missing or unparseable (CreatedSource says which).
 	Created       time.Time
@@ -151,6 +155,7 @@ func newLock(name Name, path string, data []byte, rerr error, modTime time.Time,
 	l.Owner = get("owner")
 	l.Host = get("host")
 	l.Purpose = get("purpose")
+	l.Resource = get("resource")
 	if l.Purpose == "" {
 		l.Purpose = get("task")
 	}

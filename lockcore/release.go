@@ -173,6 +173,12 @@ func RemoveIfFence(path string, fence int64) (bool, error) {
 // may already have been taken over in the eyes of others, so it is claimed anew with
 // Acquire instead.
 func Renew(path, owner, expires string, now time.Time, loc *time.Location) (*Lock, error) {
+	return renew(path, owner, expires, nil, now, loc)
+}
+
+// renew is Renew; with fence set, the lock must also still carry that fence
+// (ErrFenceChanged otherwise): a holder renews its own grant, never a successor's.
+func renew(path, owner, expires string, fence *int64, now time.Time, loc *time.Location) (*Lock, error) {
 	if loc == nil {
 		loc = now.Location()
 	}
@@ -190,6 +196,9 @@ func Renew(path, owner, expires string, now time.Time, loc *time.Location) (*Loc
 		}
 		if l.Owner != owner {
 			return l, fmt.Errorf("%s is held by %q, not %q: %w", path, l.Owner, owner, ErrNotOwner)
+		}
+		if f, ok := l.Fence(); fence != nil && (!ok || f != *fence) {
+			return l, fmt.Errorf("%s now carries fence %d, not %d: %w", path, f, *fence, ErrFenceChanged)
 		}
 		if l.Expired(now) {
 			return l, fmt.Errorf("%s: %w (claim it again with guard lock)", path, ErrExpired)

@@ -31,6 +31,9 @@ type Spec struct {
 	Purpose          string
 	ReleaseCondition string
 	Operations       []string
+	// Resource is the URI a resource lock locks (written as resource: <URI>); empty
+	// for a folder lock.
+	Resource string
 }
 
 var segmentRE = lazyRE(`^[A-Za-z0-9_-]+$`)
@@ -85,6 +88,14 @@ func (s Spec) Validate() error {
 	case "", "hard", "soft":
 	default:
 		return bad("mode %q is not hard or soft", s.Mode)
+	}
+	if s.Resource != "" {
+		if p := ResourceProblem(s.Resource); p != "" {
+			return bad("resource %q %s", s.Resource, p)
+		}
+		if s.Kind != Exclusive {
+			return bad("a resource lock is an exclusive lock, not a %s lock", s.Kind)
+		}
 	}
 	for _, v := range []string{s.Owner, s.Host, s.Expires, s.NotBefore, s.Purpose, s.ReleaseCondition} {
 		if !singleLine(v) {
@@ -170,6 +181,9 @@ func (s Spec) Body(created time.Time, fence int64) []byte {
 	line("mode", mode)
 	if s.Purpose != "" {
 		line("purpose", s.Purpose)
+	}
+	if s.Resource != "" {
+		line("resource", s.Resource)
 	}
 	line("scope", s.ScopeOrProject())
 	if s.Kind == Team {

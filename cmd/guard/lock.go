@@ -28,6 +28,44 @@ func nameOnlyConditionHelp(cmd *cobra.Command) {
 	cmd.Flags().Lookup("condition").Usage = "the condition lock (LOCK.condition[.scope].txt)"
 }
 
+// addClaimFlags adds the flags of a claim that guard lock and guard run share.
+func addClaimFlags(cmd *cobra.Command, o *cli.LockOptions, contested, noContest *bool) {
+	addNamingFlags(cmd, &o.LockNaming)
+	f := cmd.Flags()
+	f.StringVar(&o.Owner, "owner", "", "who holds the lock (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
+	f.StringVar(&o.Host, "host", "", "the holding machine (default: GUARD_HOST, .guard.toml host, the host name)")
+	f.StringVar(&o.Expires, "expires", "", "lifetime, <number><s|m|h|d> (default 24h)")
+	// No flag default: an option left out of a renewal keeps the lock's value (an
+	// empty mode writes hard on creation).
+	f.StringVar(&o.Mode, "mode", "", "hard (refuses) or soft (warns) (default hard)")
+	f.StringVar(&o.Purpose, "purpose", "", "why the area is locked")
+	f.StringVar(&o.ReleaseCondition, "release-condition", "", "what must happen for the lock to go")
+	f.StringVar(&o.Operations, "operations", "", "comma list of the operations the lock blocks (default: all)")
+	f.BoolVar(&o.Force, "force", false, "replace a lock of the same name, whoever holds it")
+	f.BoolVar(contested, "contested", false, "always run the contest procedure")
+	f.BoolVar(noContest, "no-contest", false, "never run the contest procedure")
+	// -1 stands for "not given" (the library's default applies); the help shows that
+	// default instead of the sentinel.
+	f.IntVar(&o.Quarantine, "quarantine", -1, "contest quarantine in seconds")
+	f.Lookup("quarantine").DefValue = fmt.Sprint(int(lockcore.DefaultQuarantine / time.Second))
+	f.StringVar(&o.Wait, "wait", "0", "wait up to `DURATION` (<number><s|m|h|d>) for a refusing lock to be released, expire or be pruned")
+	f.StringVar(&o.Resource, "resource", "", "lock the resource `URI` (a database, a deployment target, a URL) instead of a folder")
+	cmd.MarkFlagsMutuallyExclusive("contested", "no-contest")
+}
+
+// contestChoice turns --contested / --no-contest into LockOptions.Contest.
+func contestChoice(contested, noContest bool) *bool {
+	switch {
+	case contested:
+		t := true
+		return &t
+	case noContest:
+		f := false
+		return &f
+	}
+	return nil
+}
+
 func newLockCmd(env *guard.Env) *cobra.Command {
 	o := cli.LockOptions{Env: env}
 	var contested, noContest bool
@@ -45,42 +83,23 @@ a larger fence; --force replaces a lock of the same name deliberately.
 
 Prints the lock's absolute path on stdout and, on stderr, LOCK_FENCE=<n> and
 LOCK_FENCE_FILE=<path> for a holder to export. Exit 3: a contested claim lost
-and removed its lock.`,
+and removed its lock.
+
+--wait DURATION waits for a refusing lock to be released, expire or be pruned,
+then claims: waiters of one lock on this machine claim in the order they started
+waiting. When the wait runs out: exit 1, naming the holder. --resource URI locks
+a resource that is not a folder (one lock file per resource in the resources
+directory).`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
-			switch {
-			case contested:
-				t := true
-				o.Contest = &t
-			case noContest:
-				f := false
-				o.Contest = &f
-			}
+			o.Contest = contestChoice(contested, noContest)
 			return cli.RunLock(o)
 		},
 	}
-	addNamingFlags(cmd, &o.LockNaming)
-	f := cmd.Flags()
-	f.StringVar(&o.Owner, "owner", "", "who holds the lock (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
-	f.StringVar(&o.Host, "host", "", "the holding machine (default: GUARD_HOST, .guard.toml host, the host name)")
-	f.StringVar(&o.Expires, "expires", "", "lifetime, <number><s|m|h|d> (default 24h)")
-	// No flag default: an option left out of a renewal keeps the lock's value (an
-	// empty mode writes hard on creation).
-	f.StringVar(&o.Mode, "mode", "", "hard (refuses) or soft (warns) (default hard)")
-	f.StringVar(&o.Purpose, "purpose", "", "why the area is locked")
-	f.StringVar(&o.ReleaseCondition, "release-condition", "", "what must happen for the lock to go")
-	f.StringVar(&o.Operations, "operations", "", "comma list of the operations the lock blocks (default: all)")
-	f.BoolVar(&o.Force, "force", false, "replace a lock of the same name, whoever holds it")
-	f.BoolVar(&contested, "contested", false, "always run the contest procedure")
-	f.BoolVar(&noContest, "no-contest", false, "never run the contest procedure")
-	// -1 stands for "not given" (the library's default applies); the help shows that
-	// default instead of the sentinel.
-	f.IntVar(&o.Quarantine, "quarantine", -1, "contest quarantine in seconds")
-	f.Lookup("quarantine").DefValue = fmt.Sprint(int(lockcore.DefaultQuarantine / time.Second))
-	f.BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
-	cmd.MarkFlagsMutuallyExclusive("contested", "no-contest")
+	addClaimFlags(cmd, &o, &contested, &noContest)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
 	return cmd
 }

@@ -74,6 +74,7 @@ func processEnv() *guard.Env {
 		Getenv:     os.Getenv,
 		StdinTTY:   term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
+		StderrTTY:  term.IsTerminal(int(os.Stderr.Fd())),
 		Executable: exe,
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -67,6 +68,14 @@ type LockOptions struct {
 	// Sleep waits out the quarantine (nil: time.Sleep).
 	Sleep func(time.Duration)
 	JSON  bool
+	// Wait is --wait: how long a refused claim waits for the refusing lock to go
+	// (<number><s|m|h|d>; "" or "0" does not wait).
+	Wait string
+	// Resource is --resource: the URI of a resource to lock in the resources
+	// directory instead of a folder.
+	Resource string
+	// Context ends a wait early (nil: context.Background()).
+	Context context.Context
 }
 
 // LockJSON is `guard lock --json`.
@@ -101,23 +110,58 @@ type ContestJSON struct {
 // lock (1 when that removal failed).
 func RunLock(o LockOptions) error {
 	env := o.Env
-	kind, err := o.kind()
+	c, err := claimLock(o, "lock")
 	if err != nil {
 		return err
 	}
+	res, out := c.handle.Acquired(), c.out
+	if o.JSON {
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(env.Stdout, res.Path)
+	}
+	reportClaim(env, "lock", res)
+	return nil
+}
+
+// lockClaim is a claim that succeeded: the handle on the lock, and the JSON that
+// guard lock --json prints.
+type lockClaim struct {
+	handle *lockcore.FileHandle
+	out    LockJSON
+}
+
+// claimLock is the one claim path of guard lock and guard run (cmd names the
+// command in messages): validation, identity, RESPECT through the policy, the
+// atomic claim, waiting (--wait), and the contest. Nothing is printed on stdout.
+func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
+	env := o.Env
+	kind, err := o.kind()
+	if err != nil {
+		return nil, err
+	}
+	wait, err := parseWait(o.Wait)
+	if err != nil {
+		return nil, err
+	}
+	if o.Resource != "" {
+		return claimResource(o, cmd, wait)
+	}
 	if kind == lockcore.Condition && strings.TrimSpace(o.ReleaseCondition) == "" {
-		return guard.Exitf(guard.ExitUsage, "lock: --condition needs --release-condition")
+		return nil, guard.Exitf(guard.ExitUsage, "%s: --condition needs --release-condition", cmd)
 	}
 	if o.Team != "" && o.Host != "" && !strings.EqualFold(o.Host, o.Team) {
-		return guard.Exitf(guard.ExitUsage, "lock: --host %q differs from --team %q (a team lock's host is its team host)", o.Host, o.Team)
+		return nil, guard.Exitf(guard.ExitUsage, "%s: --host %q differs from --team %q (a team lock's host is its team host)", cmd, o.Host, o.Team)
 	}
 	dir := absUnder(env.Dir, o.Dir)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return guard.Exitf(guard.ExitUsage, "lock: %s is not a directory", dir)
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %s is not a directory", cmd, dir)
 	}
 	subject, err := guard.ResolveSubject(env, dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
 	id := subject.Identity
 	spec := lockcore.Spec{
@@ -127,9 +171,8 @@ func RunLock(o LockOptions) error {
 		Operations: lockcore.SplitOperations(o.Operations),
 	}
 	if err := spec.Validate(); err != nil {
-		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	now := env.Clock.Now()
 	// RESPECT sees what guard check sees: locks above DIR with .guard.toml scope
 	// mappings, and locks in the other working trees of the repository.
 	policy := guard.NewPolicy(env, id)
@@ -140,17 +183,39 @@ func RunLock(o LockOptions) error {
 		}
 		return locks, nil
 	}
-	res, err := lockcore.Acquire(spec, lockcore.AcquireOptions{
-		Now: now, Force: o.Force, Covering: covering,
+	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{
+		Force: o.Force, Covering: covering,
 		WholeDir:      policy.CoversWholeDir,
 		ScopeWholeDir: policy.ScopeCoversWholeDir(dir, spec.Scope),
 		MutexDir:      creationMutexDir(dir),
 	})
-	if err != nil {
-		return lockRefusal(err)
+}
+
+// hold makes the claim (waiting up to wait) and runs the contest after a fresh
+// claim: the part of the claim path that folder and resource locks share.
+func hold(o LockOptions, cmd string, wait time.Duration, spec lockcore.Spec, opts lockcore.AcquireOptions) (*lockClaim, error) {
+	env := o.Env
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	onWait, stopProgress := waitProgress(env, cmd, wait)
+	stateDir, _ := guard.StateDir(env)
+	queue := ""
+	if stateDir != "" && wait > 0 {
+		queue = lockcore.QueueDir(filepath.Join(stateDir, "queue"), spec.Path())
+	}
+	h, err := lockcore.Hold(ctx, lockcore.Request{
+		Spec: spec, Options: opts, Clock: env.Clock, Wait: wait, QueueDir: queue, OnWait: onWait,
+	})
+	stopProgress()
+	if err != nil {
+		return nil, lockRefusal(err)
+	}
+	res := h.Acquired()
+	now := env.Clock.Now()
 	for _, w := range res.Warnings {
-		fmt.Fprintf(env.Stderr, "guard lock: warning: %s\n", w)
+		fmt.Fprintf(env.Stderr, "guard %s: warning: %s\n", cmd, w)
 	}
 	out := LockJSON{Path: res.Path, Action: string(res.Action), Fence: res.Fence, Lock: res.Lock.ToJSON(now), Warnings: res.Warnings}
 	if out.Warnings == nil {
@@ -177,47 +242,45 @@ func RunLock(o LockOptions) error {
 			if sleep == nil {
 				sleep = time.Sleep
 			}
-			fmt.Fprintf(env.Stderr, "guard lock: contested claim: waiting %s for rival claims to sync in\n", q)
+			fmt.Fprintf(env.Stderr, "guard %s: contested claim: waiting %s for rival claims to sync in\n", cmd, q)
 			cres, err := lockcore.Contest(res.Path, res.Fence, lockcore.ContestOptions{Quarantine: q, Sleep: sleep, Now: env.Clock.Now, Loc: now.Location()})
 			var lost *lockcore.LostContestError
 			if errors.As(err, &lost) {
 				if lost.Removed {
-					return guard.Exitf(guard.ExitLost, "lock: %w", err)
+					return nil, guard.Exitf(guard.ExitLost, "%s: %w", cmd, err)
 				}
-				return guard.Exitf(guard.ExitRefused, "lock: %w", err)
+				return nil, guard.Exitf(guard.ExitRefused, "%s: %w", cmd, err)
 			}
 			if err != nil {
-				return guard.Exitf(guard.ExitUsage, "lock: contest: %w", err)
+				return nil, guard.Exitf(guard.ExitUsage, "%s: contest: %w", cmd, err)
 			}
 			out.Contest.Won, out.Contest.Reason = true, cres.Reason
 		}
 	}
 
-	if o.JSON {
-		if err := writeJSON(env.Stdout, out); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintln(env.Stdout, res.Path)
-	}
+	return &lockClaim{handle: h, out: out}, nil
+}
+
+// reportClaim says on stderr what a claim did beyond creating the lock, and the
+// fence hints a holder exports.
+func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired) {
 	switch res.Action {
 	case lockcore.Renewed:
 		if len(res.Updated) > 0 {
-			fmt.Fprintf(env.Stderr, "guard lock: renewed own lock %s and updated %s\n", res.Path, strings.Join(res.Updated, ", "))
+			fmt.Fprintf(env.Stderr, "guard %s: renewed own lock %s and updated %s\n", cmd, res.Path, strings.Join(res.Updated, ", "))
 		} else {
-			fmt.Fprintf(env.Stderr, "guard lock: renewed own lock %s\n", res.Path)
+			fmt.Fprintf(env.Stderr, "guard %s: renewed own lock %s\n", cmd, res.Path)
 		}
 	case lockcore.TookOver:
-		fmt.Fprintf(env.Stderr, "guard lock: took over expired lock of %s\n", res.Previous.Owner)
+		fmt.Fprintf(env.Stderr, "guard %s: took over expired lock of %s\n", cmd, res.Previous.Owner)
 	case lockcore.Replaced:
-		fmt.Fprintf(env.Stderr, "guard lock: replaced %s (--force)\n", res.Path)
+		fmt.Fprintf(env.Stderr, "guard %s: replaced %s (--force)\n", cmd, res.Path)
 	case lockcore.Joined:
-		fmt.Fprintf(env.Stderr, "guard lock: team lock of this host already held by %s; joined it (check in with guard team checkin)\n", res.Lock.Owner)
+		fmt.Fprintf(env.Stderr, "guard %s: team lock of this host already held by %s; joined it (check in with guard team checkin)\n", cmd, res.Lock.Owner)
 	}
 	if res.Fence > 0 {
 		fmt.Fprintf(env.Stderr, "LOCK_FENCE=%d\nLOCK_FENCE_FILE=%s\n", res.Fence, res.Path)
 	}
-	return nil
 }
 
 // creationMutexDir is the directory whose creation mutex a claim in dir holds. Claims
@@ -251,7 +314,10 @@ func creationMutexDir(dir string) string {
 // lockRefusal maps a lockcore error to guard's exit codes.
 func lockRefusal(err error) error {
 	var ce *lockcore.ConflictError
+	var we *lockcore.WaitError
 	switch {
+	case errors.As(err, &we) && we.Conflict == nil:
+		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  the waiters in front still wait; try again later, or wait longer with --wait", err)
 	case errors.As(err, &ce):
 		if _, expires := ce.Lock.ExpiresAt(); !expires {
 			// Waiting would not help: say who removes it.

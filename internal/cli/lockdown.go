@@ -34,14 +34,11 @@ type LockdownJSON struct {
 // ManifestPath is where guard lockdown records what it locked:
 // $XDG_STATE_HOME/guard/lockdown.json, else ~/.local/state/guard/lockdown.json.
 func ManifestPath(env *guard.Env) (string, error) {
-	if s := env.Env("XDG_STATE_HOME"); s != "" && filepath.IsAbs(s) {
-		return filepath.Join(s, "guard", "lockdown.json"), nil
+	dir, err := guard.StateDir(env)
+	if err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "lockdown: %w: nowhere to keep the manifest", err)
 	}
-	home := env.Env("HOME")
-	if home == "" {
-		return "", guard.Exitf(guard.ExitUsage, "lockdown: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the manifest")
-	}
-	return filepath.Join(home, ".local", "state", "guard", "lockdown.json"), nil
+	return filepath.Join(dir, "lockdown.json"), nil
 }
 
 // RunLockdown is LOCK-SYSTEM.md's immediate lockdown (CONTRACT.md `guard lockdown`):

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// resourceDir is the resources directory for the command's working directory
+// (CONTRACT.md section 8), created when create is set.
+func resourceDir(env *guard.Env, cmd string, create bool) (string, error) {
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	dir, err := guard.ResourcesDir(env, cfg)
+	if err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+	}
+	if create {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", guard.Exitf(guard.ExitUsage, "%s: resources directory: %w", cmd, err)
+		}
+	}
+	return dir, nil
+}
+
+// resourcePath is the lock file of resource uri, after checking that no folder
+// naming was given with it.
+func resourcePath(env *guard.Env, cmd, uri, target string, n LockNaming, create bool) (string, error) {
+	if p := lockcore.ResourceProblem(uri); p != "" {
+		return "", guard.Exitf(guard.ExitUsage, "%s: --resource %q %s", cmd, uri, p)
+	}
+	if target != "" {
+		return "", guard.Exitf(guard.ExitUsage, "%s: --resource names the lock; a DIR or LOCKFILE (%s) cannot be given with it", cmd, target)
+	}
+	if n != (LockNaming{}) {
+		return "", guard.Exitf(guard.ExitUsage, "%s: --resource locks are exclusive locks of their own name; --scope, --team, --user, --condition and --until do not go with it", cmd)
+	}
+	dir, err := resourceDir(env, cmd, create)
+	if err != nil {
+		return "", err
+	}
+	return lockcore.ExistingLockPath(filepath.Join(dir, lockcore.ResourceFileName(uri))), nil
+}
+
+// claimResource is claimLock for --resource: the lock file of the resource in the
+// resources directory. Its RESPECT is the resources directory alone: folder locks
+// above it (a lockdown of the home folder) do not lock resources, and resource
+// locks of other URIs never overlap (their scopes differ).
+func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, error) {
+	env := o.Env
+	path, err := resourcePath(env, cmd, o.Resource, o.Dir, o.LockNaming, true)
+	if err != nil {
+		return nil, err
+	}
+	if o.ReleaseCondition != "" {
+		return nil, guard.Exitf(guard.ExitUsage, "%s: --release-condition does not go with --resource (a resource lock always has a lifetime)", cmd)
+	}
+	dir := filepath.Dir(path)
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return nil, guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
+	spec := lockcore.Spec{
+		Dir: dir, Kind: lockcore.Exclusive, Scope: lockcore.ResourceSlug(o.Resource),
+		Owner: id.Owner, Host: id.Host, Expires: o.Expires, Mode: o.Mode, Purpose: o.Purpose,
+		Operations: lockcore.SplitOperations(o.Operations), Resource: o.Resource,
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+	}
+	nothingAbove := func(string) ([]*lockcore.Lock, error) { return nil, nil }
+	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{Force: o.Force, Covering: nothingAbove})
+}
