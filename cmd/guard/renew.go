@@ -30,5 +30,6 @@ expired one again with guard lock.`,
 	f.StringVar(&o.Owner, "owner", "", "who you are (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
 	f.StringVar(&o.Expires, "expires", "", "new lifetime, <number><s|m|h|d>")
 	f.BoolVar(&o.JSON, "json", false, "print the renewed lock as JSON")
+	f.StringVar(&o.Resource, "resource", "", "renew the lock of the resource `URI`")
 	return cmd
 }

@@ -10,16 +10,27 @@ import (
 func newUnlockCmd(env *guard.Env) *cobra.Command {
 	o := cli.UnlockOptions{Env: env}
 	cmd := &cobra.Command{
-		Use:   "unlock [DIR | LOCKFILE]",
+		Use:   "unlock [DIR | LOCKFILE] | --all [ROOT...]",
 		Short: "Release a lock you hold (someone else's only with --force)",
 		Long: `Remove the lock LOCKFILE, or the lock the naming flags give in DIR (default:
 the current directory). Your own lock goes (0); someone else's, or one whose
 token you do not give, only with --force (else 1). A user lock is removed only
 with --force when stdin is a terminal (a person); otherwise 1. Prints the
-removed lock's path.`,
-		Args: usageArgs(cobra.MaximumNArgs(1)),
+removed lock's path.
+
+--all releases every lock the owner holds under the ROOTs (or the roots file,
+else the current directory) and in the resources directory, as a process's
+graceful shutdown does: one "released <path>" line each, exit 0 also when there
+was nothing to release. User locks and locks of others are never touched.
+--resource URI releases a resource's lock.`,
+		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
+			switch {
+			case o.All:
+				o.Roots.Roots = args
+			case len(args) > 1:
+				return guard.Exitf(guard.ExitUsage, "unlock: one DIR or LOCKFILE (several ROOTs go with --all)")
+			case len(args) == 1:
 				o.Target = args[0]
 			}
 			return cli.RunUnlock(o)
@@ -32,5 +43,8 @@ removed lock's path.`,
 	f.StringVar(&o.Token, "token", "", "the lock's token, when it carries one")
 	f.BoolVar(&o.Force, "force", false, "remove someone else's lock")
 	f.BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
+	f.BoolVar(&o.All, "all", false, "release every lock the owner holds under the ROOTs")
+	f.StringVar(&o.Roots.RootsFile, "roots-file", "", "with --all: the roots of this lock_roots.json")
+	f.StringVar(&o.Resource, "resource", "", "release the lock of the resource `URI`")
 	return cmd
 }

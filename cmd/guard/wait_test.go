@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"bytes"
 	"os"
 	"os/exec"
@@ -291,4 +293,31 @@ func TestWaitFlagValues(t *testing.T) {
 		assert.Equal(t, 2, w.exit(10*time.Second), "--wait %s", v)
 		assert.Contains(t, w.errText(), "--wait")
 	}
+}
+
+// ranGuard is a finished guard process.
+type ranGuard struct {
+	stdout, stderr string
+	code           int
+}
+
+func startGuardOut(t *testing.T, dir string, env []string, args ...string) ranGuard {
+	t.Helper()
+	cmd := exec.Command(guardBin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return ranGuard{out.String(), errb.String(), code}
+}
+
+func sha8(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
 }

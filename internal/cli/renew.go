@@ -19,6 +19,8 @@ type RenewOptions struct {
 	// Expires, when set, also replaces expires_after.
 	Expires string
 	JSON    bool
+	// Resource is --resource: the resource whose lock is renewed.
+	Resource string
 }
 
 // RunRenew moves created to now for the caller's own live lock (CONTRACT.md `guard
@@ -27,6 +29,9 @@ type RenewOptions struct {
 func RunRenew(o RenewOptions) error {
 	env := o.Env
 	path, err := resolveTarget(env, "renew", o.Target, o.LockNaming)
+	if o.Resource != "" {
+		path, err = resourcePath(env, "renew", o.Resource, o.Target, o.LockNaming, false)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -76,4 +79,44 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 	}
 	nothingAbove := func(string) ([]*lockcore.Lock, error) { return nil, nil }
 	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{Force: o.Force, Covering: nothingAbove})
+}
+
+// resourceStatus is guard status --resource: 0 when no active lock holds the
+// resource, 1 when one does (also when its lock file cannot be read: fail closed).
+func resourceStatus(o StatusOptions) error {
+	env := o.Env
+	path, err := resourcePath(env, "status", o.Resource, o.Dir, LockNaming{}, false)
+	if err != nil {
+		return err
+	}
+	now := env.Clock.Now()
+	out := StatusJSON{Dir: filepath.Dir(path), Resource: o.Resource, Locks: []lockcore.JSON{}}
+	l, err := lockcore.ReadLock(path, now.Location())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		out.Unreadable = append(out.Unreadable, err.Error())
+	case l.Active(now):
+		out.Locks = append(out.Locks, l.ToJSON(now))
+	}
+	out.Locked = len(out.Locks) > 0 || len(out.Unreadable) > 0
+	if o.JSON {
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		switch {
+		case !out.Locked:
+			fmt.Fprintf(env.Stdout, "guard status: resource %s is free\n", o.Resource)
+		case l == nil:
+			fmt.Fprintf(env.Stdout, "guard status: resource %s counts as locked: %s could not be read (fail closed)\n", o.Resource, path)
+		default:
+			fmt.Fprintf(env.Stdout, "guard status: resource %s is locked:\n", o.Resource)
+			writeLockLines(env.Stdout, l, now)
+		}
+	}
+	if out.Locked {
+		return guard.Silent(guard.ExitRefused)
+	}
+	return nil
 }

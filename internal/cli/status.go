@@ -14,6 +14,8 @@ type StatusOptions struct {
 	// Dir is the directory asked about (relative to Env.Dir; "" is Env.Dir).
 	Dir  string
 	JSON bool
+	// Resource is --resource: whether that resource is locked.
+	Resource string
 }
 
 // StatusJSON is `guard status --json`.
@@ -24,6 +26,9 @@ type StatusJSON struct {
 	// Unreadable lists directories on the way that could not be read; any makes
 	// the answer "locked" (fail closed).
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Resource is the URI asked about with --resource (Dir is then the resources
+	// directory).
+	Resource string `json:"resource,omitempty"`
 }
 
 // RunStatus answers whether an active lock covers Dir (in it, in any directory above
@@ -32,6 +37,9 @@ type StatusJSON struct {
 // closed). A Dir that does not exist is exit 2.
 func RunStatus(o StatusOptions) error {
 	env := o.Env
+	if o.Resource != "" {
+		return resourceStatus(o)
+	}
 	dir := absUnder(env.Dir, o.Dir)
 	st, err := os.Stat(dir)
 	if err != nil {

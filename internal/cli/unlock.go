@@ -20,6 +20,11 @@ type UnlockOptions struct {
 	Token string
 	Force bool
 	JSON  bool
+	// Resource is --resource: the resource whose lock is released.
+	Resource string
+	// All is --all: release every lock Owner holds under the roots.
+	All   bool
+	Roots RootsInput
 }
 
 // UnlockJSON is `guard unlock --json`.
@@ -35,7 +40,10 @@ type UnlockJSON struct {
 // no such lock, 2 on bad input.
 func RunUnlock(o UnlockOptions) error {
 	env := o.Env
-	path, err := resolveTarget(env, "unlock", o.Target, o.LockNaming)
+	if o.All {
+		return runUnlockAll(o)
+	}
+	path, err := unlockTarget(o)
 	if err != nil {
 		return err
 	}
@@ -69,4 +77,16 @@ func RunUnlock(o UnlockOptions) error {
 	}
 	fmt.Fprintln(env.Stdout, path)
 	return nil
+}
+
+// unlockTarget is the lock file guard unlock acts on: the resource's (--resource),
+// or the one resolveTarget finds.
+func unlockTarget(o UnlockOptions) (string, error) {
+	if len(o.Roots.Roots) > 0 || o.Roots.RootsFile != "" {
+		return "", guard.Exitf(guard.ExitUsage, "unlock: ROOTs and --roots-file go with --all")
+	}
+	if o.Resource != "" {
+		return resourcePath(o.Env, "unlock", o.Resource, o.Target, o.LockNaming, false)
+	}
+	return resolveTarget(o.Env, "unlock", o.Target, o.LockNaming)
 }

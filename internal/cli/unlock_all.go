@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// UnlockAllJSON is `guard unlock --all --json`.
+type UnlockAllJSON struct {
+	Owner    string         `json:"owner"`
+	Released []string       `json:"released"`
+	Kept     []KeptLockJSON `json:"kept"`
+	Errors   []string       `json:"errors"`
+}
+
+// KeptLockJSON is a lock of the owner that --all left in place, and why.
+type KeptLockJSON struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// runUnlockAll is guard unlock --all (CONTRACT.md section 8): every lock the owner
+// holds under the roots (found as guard scan finds them, expired ones included)
+// and in the resources directory, released one by one with the usual checks. User
+// locks are never released (only a person removes them), nor a lock that carries a
+// token (it needs --token, which names one lock). Exit 0, also when there was
+// nothing to release; 2 when a release failed.
+func runUnlockAll(o UnlockOptions) error {
+	env := o.Env
+	if o.Target != "" || o.Resource != "" || o.LockNaming != (LockNaming{}) || o.Force || o.Token != "" {
+		return guard.Exitf(guard.ExitUsage, "unlock --all: takes ROOTs, --roots-file and --owner; a DIR, LOCKFILE, --resource, naming flags, --token or --force name one lock")
+	}
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	id := guard.ResolveIdentity(env, o.Owner, "", cfg)
+	rc, roots, err := ResolveRoots(env, o.Roots)
+	if err != nil {
+		return err
+	}
+	if dir, err := resourceDir(env, "unlock", false); err == nil {
+		roots = append(roots, lockcore.ScanRoot{Path: dir, MaxDepth: 0})
+	}
+	now := env.Clock.Now()
+	res := lockcore.Scan(roots, lockcore.ScanOptions{SkipDirs: rc.SkipDirs, Loc: now.Location()})
+	out := UnlockAllJSON{Owner: id.Owner, Released: []string{}, Kept: []KeptLockJSON{}, Errors: []string{}}
+	for _, e := range res.Errors {
+		fmt.Fprintf(env.Stderr, "guard unlock --all: could not read %v\n", e)
+	}
+	for _, l := range res.Locks {
+		// An unreadable lock's owner is unknown: it is nobody's to release here.
+		if l.ReadErr != nil || l.Owner != id.Owner {
+			continue
+		}
+		keep := ""
+		switch {
+		case l.Kind == lockcore.User:
+			keep = "a user lock: only a person removes it"
+		case l.Token() != "":
+			keep = "it carries a token: guard unlock --token T " + l.Path
+		}
+		if keep == "" {
+			_, err := lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: id.Owner, Now: now})
+			switch {
+			case err == nil:
+				out.Released = append(out.Released, l.Path)
+				if !o.JSON {
+					fmt.Fprintf(env.Stdout, "released %s\n", l.Path)
+				}
+				continue
+			case errors.Is(err, lockcore.ErrNoLock):
+				continue // released by someone else meanwhile
+			default:
+				keep = err.Error()
+				out.Errors = append(out.Errors, fmt.Sprintf("%s: %v", l.Path, err))
+			}
+		}
+		out.Kept = append(out.Kept, KeptLockJSON{Path: l.Path, Reason: keep})
+		fmt.Fprintf(env.Stderr, "guard unlock --all: kept %s (%s)\n", l.Path, keep)
+	}
+	if o.JSON {
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+	}
+	if len(out.Errors) > 0 {
+		return guard.Silent(guard.ExitUsage)
+	}
+	return nil
+}
