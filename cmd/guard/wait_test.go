@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
