@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testenv"
 )
 
 // A waiter is a `guard lock --wait` running in the background, as a person or a
@@ -35,7 +37,7 @@ type waiter struct {
 // (the waiters' queue lives there) and one host.
 func waitEnv(t *testing.T) []string {
 	home := t.TempDir()
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+	return []string{"PATH=" + testenv.Path(), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "NO_COLOR=1", "TZ=UTC", "GUARD_HOST=box1"}
 }
 
