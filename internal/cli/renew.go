@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
@@ -42,7 +41,7 @@ func RunRenew(o RenewOptions) error {
 	}
 	// The lock's own directory governs, as it did for guard lock: a lock made with
 	// DIR/.guard.toml's owner is that owner's to renew.
-	subject, err := guard.ResolveSubject(env, filepath.Dir(path), guard.Identity{Owner: o.Owner})
+	subject, err := guard.ResolveSubject(env, identityDir(env, o.Resource, path), guard.Identity{Owner: o.Owner})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
 	}

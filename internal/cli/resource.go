@@ -12,14 +12,25 @@ import (
 	"github.com/guardlocks/guard/lockcore"
 )
 
+// identityDir is the directory whose .guard.toml gives the identity that acts on the
+// lock at path: the lock's own directory, except for a resource lock, whose
+// directory holds no project: there it is the current directory, whose .guard.toml
+// also names the resources directory.
+func identityDir(env *guard.Env, resource, path string) string {
+	if resource != "" {
+		return env.Dir
+	}
+	return filepath.Dir(path)
+}
+
 // resourceDir is the resources directory for the command's working directory
 // (CONTRACT.md section 8), created when create is set.
 func resourceDir(env *guard.Env, cmd string, create bool) (string, error) {
-	cfg, err := guard.FindConfig(env.Dir)
+	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{})
 	if err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "%w", err)
+		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	dir, err := guard.ResourcesDir(env, cfg)
+	dir, err := guard.ResourcesDir(env, subject.Config)
 	if err != nil {
 		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
@@ -64,11 +75,11 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 		return nil, guard.Exitf(guard.ExitUsage, "%s: --release-condition does not go with --resource (a resource lock always has a lifetime)", cmd)
 	}
 	dir := filepath.Dir(path)
-	cfg, err := guard.FindConfig(env.Dir)
+	subject, err := guard.ResolveSubject(env, identityDir(env, o.Resource, path), guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%w", err)
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
+	id := subject.Identity
 	spec := lockcore.Spec{
 		Dir: dir, Kind: lockcore.Exclusive, Scope: lockcore.ResourceSlug(o.Resource),
 		Owner: id.Owner, Host: id.Host, Expires: o.Expires, Mode: o.Mode, Purpose: o.Purpose,

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
@@ -49,7 +48,7 @@ func RunUnlock(o UnlockOptions) error {
 	}
 	// The lock's own directory governs, as it did for guard lock: a lock made with
 	// DIR/.guard.toml's owner is that owner's to unlock.
-	subject, err := guard.ResolveSubject(env, filepath.Dir(path), guard.Identity{Owner: o.Owner})
+	subject, err := guard.ResolveSubject(env, identityDir(env, o.Resource, path), guard.Identity{Owner: o.Owner})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
 	}

@@ -33,11 +33,11 @@ func runUnlockAll(o UnlockOptions) error {
 	if o.Target != "" || o.Resource != "" || o.LockNaming != (LockNaming{}) || o.Force || o.Token != "" {
 		return guard.Exitf(guard.ExitUsage, "unlock --all: takes ROOTs, --roots-file and --owner; a DIR, LOCKFILE, --resource, naming flags, --token or --force name one lock")
 	}
-	cfg, err := guard.FindConfig(env.Dir)
+	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{Owner: o.Owner})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
 	}
-	id := guard.ResolveIdentity(env, o.Owner, "", cfg)
+	id := subject.Identity
 	rc, roots, err := ResolveRoots(env, o.Roots)
 	if err != nil {
 		return err
