@@ -10,10 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// errBusy: another process holds the file lock.
-var errBusy = errors.New("busy")
+	"github.com/guardlocks/guard/internal/filelock"
+)
 
 const (
 	ticketSuffix = ".ticket"
@@ -55,7 +54,7 @@ func Join(dir string) (*Ticket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wait: ticket %s: %w", p, err)
 	}
-	if err := tryLock(f); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		_ = f.Close()
 		_ = os.Remove(p)
 		return nil, fmt.Errorf("wait: ticket %s: cannot lock it: %w", p, err)
@@ -74,7 +73,7 @@ func (t *Ticket) Leave() {
 	if t == nil || t.f == nil {
 		return
 	}
-	removeHeld(t.f, t.path)
+	filelock.RemoveLocked(t.f, t.path)
 	t.f = nil
 }
 
@@ -153,7 +152,7 @@ func alive(p string) liveness {
 		return liveTicket // cannot tell: fail towards waiting
 	}
 	defer f.Close()
-	if err := tryLock(f); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		return liveTicket
 	}
 	return deadTicket
@@ -169,15 +168,15 @@ func reap(p string) bool {
 	if err != nil {
 		return false
 	}
-	if err := tryLock(f); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		_ = f.Close()
 		return false
 	}
-	if !sameFile(f, p) {
+	if !filelock.SameFile(f, p) {
 		_ = f.Close()
 		return false
 	}
-	removeHeld(f, p)
+	filelock.RemoveLocked(f, p)
 	return true
 }
 
@@ -208,25 +207,17 @@ func tickets(dir string) []ticketFile {
 
 func ticketName(seq uint64) string { return fmt.Sprintf("%020d%s", seq, ticketSuffix) }
 
-// lockQueue takes the queue directory's lock; its holders work for microseconds.
-func lockQueue(dir string) (func(), error) {
-	p := filepath.Join(dir, queueLockName)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("wait: queue lock %s: %w", p, err)
-	}
-	if err := lock(f); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("wait: queue lock %s: %w", p, err)
-	}
-	return func() { _ = f.Close() }, nil
-}
+// queueLockWait bounds the wait for the queue directory's lock: its holders work for
+// microseconds, so only a stopped process holds it this long.
+const queueLockWait = 10 * time.Second
 
-func sameFile(f *os.File, p string) bool {
-	a, err := f.Stat()
+// lockQueue takes the queue directory's lock.
+func lockQueue(dir string) (func(), error) {
+	ctx, cancel := context.WithTimeout(context.Background(), queueLockWait)
+	defer cancel()
+	release, err := filelock.Mutex{Path: filepath.Join(dir, queueLockName)}.Lock(ctx)
 	if err != nil {
-		return false
+		return nil, fmt.Errorf("wait: queue lock: %w", err)
 	}
-	b, err := os.Stat(p)
-	return err == nil && os.SameFile(a, b)
+	return release, nil
 }
