@@ -31,6 +31,10 @@ type Classification struct {
 	// working directory unless the command names another (npm publish ./pkg,
 	// --prefix, -C, cargo --manifest-path, gh repo create --source).
 	ProjectDir string
+	// Projects are every project whose markers and locks decide, ProjectDir first:
+	// a command that uploads artifacts built elsewhere (twine upload ../a/dist/*
+	// ../b/dist/*, gh release create v1 ../priv/app.zip) publishes each of them.
+	Projects []string
 	// DryRun is set for a form that only rehearses the publication
 	// (npm publish --dry-run, goreleaser release --snapshot): it runs unguarded.
 	DryRun bool
@@ -81,35 +85,79 @@ const OpNone = "none"
 
 // Classify tells what the command args (program first) would publish when run in
 // dir (absolute), consulting cfg's [publish.commands] (cfg may be nil). Wrappers are
-// seen through: NAME=value assignments, env, sudo/doas, npx/pnpx/bunx/uvx, pnpm
-// dlx/exec, yarn dlx/exec, npm exec, bun x, bundle exec, python -m, command, exec,
-// time, nohup, nice. A builtin classification that publishes cannot be weakened by
-// the configuration; a command the builtin rules do not know, or know to publish
-// nothing, takes the operation the configuration gives it.
+// seen through (NAME=value assignments, env, sudo/doas, command, exec, time, nohup,
+// nice), and so are runners, to the command they run (npx, pnpm dlx/exec, npm exec,
+// poetry run, uv run, hatch run, lerna exec, ...: see runnerReadings). A builtin
+// classification that publishes cannot be weakened by the configuration; a command
+// the builtin rules do not know, or know to publish nothing, takes the operation the
+// configuration gives it.
 func Classify(argv []string, dir string, cfg *guard.Config) (Classification, error) {
 	if !filepath.IsAbs(dir) {
 		return Classification{}, fmt.Errorf("classify: working directory %q is not absolute", dir)
 	}
 	dir = filepath.Clean(dir)
-	c := classifyReading(argv, dir, cfg)
+	r := &reader{cfg: cfg, budget: maxReadings}
+	c := r.classify(argv, dir, 0)
 	if c.Op == "" {
 		// An option of the program whose value guard cannot tell may hide a runner
 		// or a subcommand (npm --node-options x publish): another reading of the
 		// options that publishes wins (fail closed).
-		for _, r := range optionReadings(argv)[1:] {
-			if alt := classifyReading(r, dir, cfg); alt.Op != "" {
-				return alt, nil
+		for _, alt := range optionReadings(argv)[1:] {
+			if a := r.classify(alt, dir, 0); a.Op != "" {
+				c = a
+				break
 			}
 		}
 	}
+	if r.budget < 0 && c.Op == "" {
+		c = Classification{ProjectDir: dir, Why: "the command nests runners and options too deeply for guard to read every way it could be taken"}
+		if len(argv) > 0 {
+			c.Words = commandWords(argv)
+		}
+	}
+	c.Projects = append([]string{c.ProjectDir}, slices.DeleteFunc(slices.Clone(c.Projects), func(p string) bool { return p == c.ProjectDir })...)
 	return c, nil
 }
 
-// classifyReading is Classify for one reading of argv's options.
-func classifyReading(argv []string, dir string, cfg *guard.Config) Classification {
+// Limits on reading a command: runners inside runners (npx pnpm exec uv run ...)
+// and the several readings of unknown options multiply; past these guard says it
+// cannot tell (guard publish refuses, fail closed) instead of working on.
+const (
+	maxDepth    = 16
+	maxReadings = 512
+)
+
+// reader classifies one command line, counting the readings it tried.
+type reader struct {
+	cfg    *guard.Config
+	budget int
+}
+
+// reading is one way a runner's command can be taken: the words it runs and where.
+type reading struct {
+	words []string
+	dir   string
+}
+
+// classify is Classify for one reading of argv's options.
+func (r *reader) classify(argv []string, dir string, depth int) Classification {
+	r.budget--
+	if depth > maxDepth || r.budget < 0 {
+		r.budget = -1
+		c := Classification{ProjectDir: dir, Why: "the command nests runners too deeply for guard to read"}
+		if len(argv) > 0 {
+			c.Words = commandWords(argv)
+		}
+		return c
+	}
 	words, dir := unwrap(argv, dir)
 	if len(words) == 0 {
 		return Classification{ProjectDir: dir, Why: "no command to run"}
+	}
+	if runs, isRunner, soft := runnerReadings(words, dir); isRunner {
+		if c, ok := r.classifyRuns(words, dir, runs, soft, depth); ok {
+			return c
+		}
 	}
 	c := classifyBuiltin(words, dir)
 	if c.ProjectDir == "" {
@@ -118,149 +166,98 @@ func classifyReading(argv []string, dir string, cfg *guard.Config) Classificatio
 	if len(c.Words) == 0 {
 		c.Words = commandWords(words)
 	}
-	if c.Op != "" || cfg == nil {
+	if c.Op != "" || r.cfg == nil {
 		return c
 	}
-	if key, op, ok := matchConfigReadings(words, cfg.Publish.Commands); ok {
-		c.Known = true
-		c.Words = strings.Fields(key)
-		c.DryRun = newArgs(words[1:]).flag("--dry-run")
-		c.ProjectDir = genericProjectDir(words, dir)
-		if op == OpNone {
-			c.Op = ""
-			c.Why = fmt.Sprintf(".guard.toml [publish.commands] says %q publishes nothing", key)
-		} else {
-			c.Op = op
-			c.Why = fmt.Sprintf(".guard.toml [publish.commands] maps %q to %s", key, op)
-		}
+	if m, ok := r.configured(words, dir); ok {
+		return m
 	}
 	return c
 }
 
+// classifyRuns classifies what a runner runs: the first reading that publishes, else
+// the first reading. A soft runner's readings (a package.json script, an installed
+// program) count only when one publishes: ok is false otherwise, and the runner is
+// classified as a tool of its own.
+func (r *reader) classifyRuns(words []string, dir string, runs []reading, soft bool, depth int) (Classification, bool) {
+	if len(runs) == 0 {
+		if soft {
+			return Classification{}, false
+		}
+		return Classification{ProjectDir: dir, Why: "no command to run"}, true
+	}
+	// A reading that publishes wins over one that rehearses ("npm publish --dry-run
+	// && npm publish" publishes), which wins over one that publishes nothing.
+	var first, rehearsal Classification
+	for i, run := range runs {
+		c := r.classify(run.words, run.dir, depth+1)
+		if c.Op != "" {
+			c.Why = strings.Join(commandWords(words), " ") + " runs " + strings.Join(c.Words, " ") + ": " + c.Why
+		}
+		if c.Publishes() {
+			return c, true
+		}
+		if c.Op != "" && rehearsal.Op == "" {
+			rehearsal = c
+		}
+		if i == 0 {
+			first = c
+		}
+	}
+	if rehearsal.Op != "" {
+		return rehearsal, true
+	}
+	if soft {
+		return Classification{}, false
+	}
+	if !first.Known && r.cfg != nil {
+		// What the runner runs is unknown: a mapping of the runner's own words
+		// ("poetry run release") may still say.
+		if m, ok := r.configured(words, dir); ok {
+			return m, true
+		}
+	}
+	return first, true
+}
+
+// configured is the classification [publish.commands] gives words, if any.
+func (r *reader) configured(words []string, dir string) (Classification, bool) {
+	key, op, ok := matchConfigReadings(words, r.cfg.Publish.Commands)
+	if !ok {
+		return Classification{}, false
+	}
+	c := Classification{Known: true, Words: strings.Fields(key), DryRun: newArgs(words[1:]).flag("--dry-run"), ProjectDir: genericProjectDir(words, dir)}
+	if op == OpNone {
+		c.Why = fmt.Sprintf(".guard.toml [publish.commands] says %q publishes nothing", key)
+	} else {
+		c.Op = op
+		c.Why = fmt.Sprintf(".guard.toml [publish.commands] maps %q to %s", key, op)
+	}
+	return c, true
+}
+
 // unwrap strips the wrappers in front of the real command and applies the
-// directory changes they make (env -C, sudo -D, git -C is handled per tool).
+// directory changes they make (env -C, sudo -D; git -C is handled per tool): env,
+// sudo, timeout, nice, nohup, ... are read by cmdline, the unwrapper the agent hook
+// uses too, so that both see the same command. Runners (npx, poetry run, ...) are
+// runnerReadings'.
 func unwrap(words []string, dir string) ([]string, string) {
-	for len(words) > 0 {
-		prog := programName(words[0])
-		rest := words[1:]
-		switch {
-		case cmdline.IsAssignment(words[0]) || cmdline.IsWrapper(words[0]):
-			// env, sudo, timeout, nice, nohup, ...: the same unwrapper the agent
-			// hook uses, so both see the same command.
-			c := cmdline.Unwrap(words)
-			for _, d := range c.Dirs {
-				dir = resolve(dir, d.Text)
-			}
-			words = c.Argv
-			if c.Shell != nil {
-				// su -c, flock -c, watch: shell text, read as words (a shell
-				// construct in it is not a command guard knows: refused as unknown).
-				words = strings.Fields(c.Shell.Text)
-			}
-		case prog == "npx" || prog == "pnpx" || prog == "bunx" || prog == "uvx":
-			w, ok := unwrapRunner(rest)
-			if !ok {
-				return nil, dir
-			}
-			words = w
-		case prog == "pipx" && runnerAt(rest, nil, "run") >= 0:
-			w, ok := unwrapRunner(rest[runnerAt(rest, nil, "run")+1:])
-			if !ok {
-				return nil, dir
-			}
-			words = w
-		case (prog == "pnpm" || prog == "yarn") && runnerAt(rest, pnpmValued, "exec", "dlx") >= 0:
-			// pnpm -r exec, pnpm --filter x exec, yarn dlx: the command after it runs
-			// in each package (pnpm -C changes the folder first).
-			i := runnerAt(rest, pnpmValued, "exec", "dlx")
-			if d, ok := newArgs(rest[:i], "-C", "--dir", "--cwd").value("-C", "--dir", "--cwd"); ok && d != "" {
-				dir = resolve(dir, d)
-			}
-			w, ok := unwrapRunner(rest[i+1:])
-			if !ok {
-				return nil, dir
-			}
-			words = w
-		case prog == "bun" && runnerAt(rest, bunValued, "x") >= 0:
-			w, ok := unwrapRunner(rest[runnerAt(rest, bunValued, "x")+1:])
-			if !ok {
-				return nil, dir
-			}
-			words = w
-		case prog == "npm" && runnerAt(rest, npmValued, "exec", "x") >= 0:
-			// npm exec and npm x, also after npm's own options (npm --yes exec).
-			w, ok := unwrapRunner(rest[runnerAt(rest, npmValued, "exec", "x")+1:])
-			if !ok {
-				return nil, dir
-			}
-			words = w
-		case prog == "bundle" && runnerAt(rest, nil, "exec") >= 0:
-			words = rest[runnerAt(rest, nil, "exec")+1:]
-		case strings.HasPrefix(prog, "python") && len(rest) >= 2 && rest[0] == "-m":
-			words = rest[1:]
-		default:
+	for n := 0; len(words) > 0 && n < maxDepth; n++ {
+		if !cmdline.IsAssignment(words[0]) && !cmdline.IsWrapper(words[0]) {
 			return words, dir
+		}
+		c := cmdline.Unwrap(words)
+		for _, d := range c.Dirs {
+			dir = resolve(dir, d.Text)
+		}
+		words = c.Argv
+		if c.Shell != nil {
+			// su -c, flock -c, watch: shell text, read as words (a shell construct
+			// in it is not a command guard knows: refused as unknown).
+			words = strings.Fields(c.Shell.Text)
 		}
 	}
 	return words, dir
-}
-
-// bunValued are bun's global options that take a value.
-var bunValued = []string{"--cwd", "--config", "-c"}
-
-// pnpmValued are the global options of pnpm and yarn that take a value.
-var pnpmValued = []string{"-C", "--dir", "--cwd", "--filter", "-F", "--workspace-dir", "--reporter", "--loglevel"}
-
-// runnerAt is the index in rest of a package manager's runner subcommand (one of
-// subs: pnpm's exec, npm's x, ...) after its global options (valued: those that take a
-// value), or -1 when the subcommand is another.
-func runnerAt(rest []string, valued []string, subs ...string) int {
-	for i := 0; i < len(rest); i++ {
-		w := rest[i]
-		switch {
-		case strings.HasPrefix(w, "-") && len(w) > 1:
-			if slices.Contains(valued, w) {
-				i++
-			}
-		case slices.Contains(subs, w):
-			return i
-		default:
-			return -1
-		}
-	}
-	return -1
-}
-
-// unwrapRunner skips a package runner's options (npx --yes -p pkg, uvx --from x) and
-// returns the command it runs, with the package spec turned into its program name.
-// "-c 'cmd'" (npm exec -c) splits the string into words. ok is false when nothing
-// is run.
-func unwrapRunner(rest []string) ([]string, bool) {
-	valued := map[string]bool{"-p": true, "--package": true, "--from": true, "--with": true, "--python": true, "--registry": true, "--cache": true, "-w": true, "--workspace": true, "--spec": true}
-	for i := 0; i < len(rest); i++ {
-		w := rest[i]
-		switch {
-		case w == "--":
-			if i+1 < len(rest) {
-				return append([]string{packageBin(rest[i+1])}, rest[i+2:]...), true
-			}
-			return nil, false
-		case w == "-c" || w == "--call":
-			if i+1 < len(rest) {
-				return strings.Fields(rest[i+1]), true
-			}
-			return nil, false
-		case strings.HasPrefix(w, "--call="):
-			return strings.Fields(strings.TrimPrefix(w, "--call=")), true
-		case strings.HasPrefix(w, "-") && len(w) > 1:
-			if valued[w] {
-				i++
-			}
-		default:
-			return append([]string{packageBin(w)}, rest[i+1:]...), true
-		}
-	}
-	return nil, false
 }
 
 // resolve makes p absolute against dir.

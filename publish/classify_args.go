@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/guardlocks/guard/cmdline"
@@ -97,25 +98,74 @@ func (a args) values(names ...string) []string {
 	return out
 }
 
-// flag reports whether a boolean flag is set: "--name", or "--name=<true>"; an
-// explicit false ("--dry-run=false", or "--dry-run false" as npm's option parser
-// reads it) is not set. Reading a false where a tool would see a set flag only
-// guards a dry run; the other way round would let a publication through.
+// flag reports whether a boolean flag that rehearses or holds back (--dry-run,
+// --snapshot) is set as the tool reads it: the last occurrence wins (npm, pflag,
+// argparse, clap and Maven all let a later spelling override an earlier one).
+// "--name", "--name=<true>" and "--name true" set it; "--name=<false>", "--name
+// false" (npm's option parser reads the next word) and "--no-name" clear it. Reading
+// a false where a tool would see a set flag only guards a dry run; the other way
+// round would let a publication through.
 func (a args) flag(names ...string) bool {
-	for i, w := range a.words {
+	set := false
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w == "--" {
+			break
+		}
+		for _, n := range names {
+			switch {
+			case w == n:
+				set = !(i+1 < len(a.words) && isFalse(a.words[i+1]))
+			case strings.HasPrefix(w, n+"="):
+				set = isTrue(w[len(n)+1:])
+			case strings.HasPrefix(n, "--") && (w == "--no-"+n[2:] || strings.HasPrefix(w, "--no-"+n[2:]+"=")):
+				set = false
+			}
+		}
+		if a.valued[w] {
+			i++
+		}
+	}
+	return set
+}
+
+// anySet reports whether any occurrence of a flag that makes a command publish
+// (--push, --execute, --public) sets it: a later "--no-push" may or may not undo it
+// depending on the tool, so for these the first setting counts (fail closed).
+func (a args) anySet(names ...string) bool {
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
 		if w == "--" {
 			return false
 		}
 		for _, n := range names {
-			if w == n {
-				if i+1 < len(a.words) && isFalse(a.words[i+1]) {
-					return false
-				}
+			if w == n || strings.HasPrefix(w, n+"=") && isTrue(w[len(n)+1:]) {
 				return true
 			}
-			if v, ok := strings.CutPrefix(w, n+"="); ok {
-				return isTrue(v)
-			}
+		}
+		if a.valued[w] {
+			i++
+		}
+	}
+	return false
+}
+
+// asksHelp reports whether words ask the tool for its help text, which it prints
+// instead of running the command: a standalone help flag (one of names) before any
+// "--", not taken as the value of the option in front of it (gh release create
+// --notes --help makes a release with the notes "--help"): the word before it is
+// the program, a subcommand, a positional, or an option written with "=".
+func asksHelp(words []string, names ...string) bool {
+	for i, w := range words {
+		if w == "--" {
+			return false
+		}
+		if i == 0 || !slices.Contains(names, w) {
+			continue
+		}
+		prev := words[i-1]
+		if !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") || prev == "-" {
+			return true
 		}
 	}
 	return false

@@ -12,6 +12,12 @@ func FuzzClassify(f *testing.F) {
 		"npm publish", "npm publish --dry-run", "gh repo create x --public", "env -S", "env -C",
 		"npx", "npx -c", "sudo -u", "python -m", "cargo publish --manifest-path", "gh api -X PATCH repos/o/r -f visibility=public",
 		"goreleaser release --skip", "yarn workspace", "gh", "", "=", "A=b", "npm exec --", "mvn -f",
+		"poetry run", "uv run --with", "hatch run x:", "lerna exec --", "pnpm recursive", "yarn workspaces foreach -j",
+		"mise x --", "aws-vault exec", "direnv exec", "nix develop -c", "nix-shell --run", "xargs -n",
+		"gh api -X", "gh api -iX", "gh api graphql -F query=@-", "gh api --input", "curl -d @", "gh release create v1 --help",
+		"mvn -D", "mvn -Dmaven.deploy.skip", "./gradlew pTMC", "docker compose build --push", "ko build --push=",
+		"skopeo copy oci:", "oras push r a:b", "npm publish ../x.tgz", "uv publish ../*/dist/*", "python -um",
+		"npm run", "yarn", "pnpm x", "bun run",
 	} {
 		f.Add(seed)
 	}
@@ -88,7 +94,7 @@ func FuzzNpmPublishIsGuarded(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		words := append(append([]string{"npm", "publish"}, strings.Fields(a)...), strings.Fields(b)...)
 		for _, w := range words[2:] {
-			if strings.Contains(strings.ToLower(w), "dry") {
+			if strings.Contains(strings.ToLower(w), "dry") || w == "--help" || w == "-h" {
 				return
 			}
 		}
@@ -98,6 +104,87 @@ func FuzzNpmPublishIsGuarded(f *testing.F) {
 		}
 		if !c.Publishes() || c.Op != OpRegistryUpload {
 			t.Fatalf("Classify(%q) = op %q dry %v (%s); want a guarded registry-upload", words, c.Op, c.DryRun, c.Why)
+		}
+	})
+}
+
+// runnerPrefixes are runners in front of a publisher, each with the point where
+// options of its own may stand.
+var runnerPrefixes = [][]string{
+	{"poetry", "run"}, {"uv", "run"}, {"hatch", "run"}, {"pdm", "run"}, {"npx"}, {"npm", "exec"},
+	{"pnpm", "exec"}, {"pnpm", "-r", "exec"}, {"pnpm", "dlx"}, {"yarn", "dlx"}, {"bunx"}, {"uvx"}, {"pipx", "run"},
+	{"lerna", "exec"}, {"nx", "exec", "--"}, {"conda", "run"}, {"pixi", "run"}, {"op", "run", "--"},
+	{"mise", "exec", "--"}, {"dotenv", "--"}, {"env-cmd"}, {"xargs"}, {"asdf", "exec"},
+}
+
+// publishers are commands that publish, in the form a runner starts them.
+var publishers = [][]string{
+	{"npm", "publish"}, {"twine", "upload", "dist/x.whl"}, {"cargo", "publish"}, {"gh", "release", "create", "v1"},
+	{"semantic-release"}, {"mvn", "deploy"}, {"docker", "push", "img"}, {"./gradlew", "publish"},
+	{"gh", "api", "repos/o/r/releases", "-f", "tag_name=v1"}, {"uv", "publish"}, {"gem", "push", "x.gem"},
+}
+
+// FuzzRunnersNeverHideAPublisher: whatever options guard does not know stand
+// between a runner and a publisher (alone, with "=value", or before a value word),
+// the command still publishes: no reading of them hides the publisher.
+func FuzzRunnersNeverHideAPublisher(f *testing.F) {
+	f.Add(uint8(0), uint8(0), []byte{0, 1, 2})
+	f.Add(uint8(1), uint8(3), []byte{2, 2, 2, 2})
+	f.Add(uint8(7), uint8(8), []byte{1, 0, 2, 0})
+	f.Fuzz(func(t *testing.T, runner, publisher uint8, opts []byte) {
+		if len(opts) > 12 {
+			opts = opts[:12]
+		}
+		argv := append([]string{}, runnerPrefixes[int(runner)%len(runnerPrefixes)]...)
+		if argv[len(argv)-1] != "--" {
+			for i, o := range opts {
+				name := "--zz" + string(rune('a'+i))
+				switch o % 3 {
+				case 0:
+					argv = append(argv, name)
+				case 1:
+					argv = append(argv, name+"=v")
+				case 2:
+					argv = append(argv, name, "value"+string(rune('a'+i)))
+				}
+			}
+		}
+		argv = append(argv, publishers[int(publisher)%len(publishers)]...)
+		c, err := Classify(argv, "/w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Publishes() {
+			t.Fatalf("Classify(%q) = op %q dry %v known %v (%s); want a guarded publication", argv, c.Op, c.DryRun, c.Known, c.Why)
+		}
+	})
+}
+
+// FuzzLastFlagWins: a sequence of --dry-run and --no-dry-run (and =true/=false)
+// spellings is a dry run exactly when the last one sets it, as npm reads them.
+func FuzzLastFlagWins(f *testing.F) {
+	f.Add([]byte{0, 1})
+	f.Add([]byte{1, 0, 3})
+	f.Fuzz(func(t *testing.T, seq []byte) {
+		spellings := []struct {
+			word string
+			set  bool
+		}{{"--dry-run", true}, {"--no-dry-run", false}, {"--dry-run=true", true}, {"--dry-run=false", false}, {"--access=public", false}}
+		argv := []string{"npm", "publish"}
+		want := false
+		for _, b := range seq {
+			s := spellings[int(b)%len(spellings)]
+			argv = append(argv, s.word)
+			if s.word != "--access=public" {
+				want = s.set
+			}
+		}
+		c, err := Classify(argv, "/w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Op != OpRegistryUpload || c.DryRun != want {
+			t.Fatalf("Classify(%q) = op %q dry %v, want dry %v", argv, c.Op, c.DryRun, want)
 		}
 	})
 }

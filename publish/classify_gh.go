@@ -2,7 +2,6 @@ package publish
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -42,7 +41,13 @@ func classifyGh(rest []string, dir string) Classification {
 		if len(pos) > 1 {
 			switch pos[1] {
 			case "create", "new", "upload":
-				return known(OpPublishRelease, "gh release "+pos[1]+" publishes a release", dir, "gh", "release", pos[1])
+				// The assets after the tag are published too: their projects decide
+				// as well as the working directory's.
+				c := known(OpPublishRelease, "gh release "+pos[1]+" publishes a release", dir, "gh", "release", pos[1])
+				if len(pos) > 3 {
+					c = withArtifacts(c, dir, releaseAssets(pos[3:]), false)
+				}
+				return c
 			case "edit":
 				if v, ok := a.value("--draft"); ok && !isTrue(v) || slices.Contains(a.words, "--draft=false") {
 					return known(OpPublishRelease, "gh release edit --draft=false publishes a draft release", dir, "gh", "release", "edit")
@@ -52,10 +57,11 @@ func classifyGh(rest []string, dir string) Classification {
 			return nothing(dir, fmt.Sprintf("gh release %s publishes nothing", pos[1]), "gh", "release", pos[1])
 		}
 	case "api":
-		return ghAPI(a, pos, dir)
+		return ghAPI(rest[slices.Index(rest, "api")+1:], dir)
 	case "gist":
-		if len(pos) > 1 && (pos[1] == "create" || pos[1] == "new") && (a.flag("--public", "-p") || mentionsPublic(a.words)) {
-			return known(OpVisibilityPublic, "gh gist create --public makes a public gist", dir, "gh", "gist", "create")
+		if len(pos) > 1 && (pos[1] == "create" || pos[1] == "new") && (a.anySet("--public", "-p") || mentionsPublic(a.words)) {
+			c := known(OpVisibilityPublic, "gh gist create --public makes a public gist", dir, "gh", "gist", "create")
+			return withArtifacts(c, dir, pos[2:], false)
 		}
 	}
 	if !ghKnown[pos[0]] && mentionsPublic(a.words) {
@@ -73,8 +79,8 @@ func ghRepoCreate(a args, dir string) Classification {
 		projectDir = resolve(dir, s)
 	}
 	c := known(OpVisibilityPublic, "gh repo create --public makes a public repository", projectDir, "gh", "repo", "create")
-	public := a.flag("--public") || visibilityValue(a) == "public" || mentionsPublic(a.words)
-	private := a.flag("--private") || a.flag("--internal") || visibilityValue(a) == "private" || visibilityValue(a) == "internal"
+	public := a.anySet("--public") || visibilityValue(a) == "public" || mentionsPublic(a.words)
+	private := a.anySet("--private") || a.anySet("--internal") || visibilityValue(a) == "private" || visibilityValue(a) == "internal"
 	switch {
 	case public:
 	case private:
@@ -115,66 +121,13 @@ func mentionsPublic(words []string) bool {
 	return false
 }
 
-// repoEndpoint matches the REST paths that create or edit a repository.
-var (
-	repoEditPath   = regexp.MustCompile(`^/?repos/[^/]+/[^/?]+/?(\?.*)?$`)
-	repoCreatePath = regexp.MustCompile(`^/?(user|orgs/[^/]+)/repos/?(\?.*)?$|^/?repos/[^/]+/[^/]+/generate/?$`)
-	privateFalse   = regexp.MustCompile(`"?private"?\s*[=:]\s*"?(false|0|no)\b`)
-	privateTrue    = regexp.MustCompile(`"?private"?\s*[=:]\s*"?(true|1|yes)\b`)
-	visibilityKV   = regexp.MustCompile(`visibility"?\s*[=:]\s*"?(\w+)`)
-)
-
-// ghAPI reads gh api calls: any field or body that sets visibility to public or
-// private to false makes a repository public; creating a repository without saying
-// private=true does too (GitHub's default is public); a body guard cannot read
-// (--input) on a repository endpoint fails closed.
-func ghAPI(a args, pos []string, dir string) Classification {
-	endpoint := ""
-	if len(pos) > 1 {
-		endpoint = strings.ToLower(pos[1])
+// releaseAssets are the files of gh release create/upload's asset arguments
+// (FILE#display label).
+func releaseAssets(args []string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		f, _, _ := strings.Cut(a, "#")
+		out = append(out, f)
 	}
-	fields := a.values("-f", "-F", "--field", "--raw-field")
-	method := strings.ToUpper(func() string { v, _ := a.value("-X", "--method"); return v }())
-	if method == "" {
-		method = "GET"
-		if len(fields) > 0 {
-			method = "POST"
-		}
-		if _, ok := a.value("--input"); ok {
-			method = "POST"
-		}
-	}
-	public := func(why string) Classification {
-		return known(OpVisibilityPublic, why, dir, "gh", "api")
-	}
-	// Look at every word, not only parsed fields, so that unusual spellings
-	// (-fvisibility=public, a GraphQL mutation in -f query=...) are caught too.
-	sawPrivateTrue, sawNonPublicVisibility := false, false
-	for _, w := range a.words {
-		lw := strings.ToLower(w)
-		if m := visibilityKV.FindStringSubmatch(lw); m != nil {
-			if m[1] == "public" {
-				return public("gh api sets visibility to public")
-			}
-			sawNonPublicVisibility = true
-		}
-		if strings.Contains(lw, "visibility") && strings.Contains(lw, "public") {
-			return public("gh api sets visibility to public")
-		}
-		if privateFalse.MatchString(lw) {
-			return public("gh api sets private=false")
-		}
-		if privateTrue.MatchString(lw) {
-			sawPrivateTrue = true
-		}
-	}
-	if method != "GET" && method != "HEAD" {
-		if _, ok := a.value("--input"); ok && (repoEditPath.MatchString(endpoint) || repoCreatePath.MatchString(endpoint) || endpoint == "graphql") {
-			return public("gh api --input sends a body guard cannot read to a repository endpoint (fail closed)")
-		}
-		if repoCreatePath.MatchString(endpoint) && !sawPrivateTrue && !sawNonPublicVisibility {
-			return public("gh api creates a repository without private=true; GitHub makes it public")
-		}
-	}
-	return nothing(dir, "gh api call changes no repository visibility", "gh", "api")
+	return out
 }

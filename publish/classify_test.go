@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,6 +34,10 @@ func pubIn(name, cmd, op, dir string) classifyCase {
 
 func dry(name, cmd, op string) classifyCase {
 	return classifyCase{name: name, cmd: cmd, op: op, dryRun: true, known: true}
+}
+
+func rel2(name, cmd string) classifyCase {
+	return classifyCase{name: name, cmd: cmd, op: OpPublishRelease, known: true}
 }
 
 func none(name, cmd string) classifyCase {
@@ -262,6 +267,218 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		pub("curl PATCHing GitHub's API to public makes a repository public", `curl -X PATCH -H 'Authorization: token x' https://api.github.com/repos/o/r -d '{"private":false}'`, vis),
 		pub("curl to GitHub's GraphQL with visibility PUBLIC makes a repository public", `curl https://api.github.com/graphql -d '{"query":"mutation{updateRepository(input:{visibility:PUBLIC})}"}'`, vis),
 		unknown("curl elsewhere is unknown", "curl -X POST https://example.com/upload -d private=false"),
+		// flags as the tools read them: the last occurrence wins
+		pub("npm publish --dry-run --no-dry-run publishes", "npm publish --dry-run --no-dry-run", up),
+		pub("npm publish --dry-run --dry-run=false publishes", "npm publish --dry-run --dry-run=false", up),
+		dry("npm publish --no-dry-run --dry-run rehearses", "npm publish --no-dry-run --dry-run", up),
+		pub("-Dmaven.deploy.skip=true then =false deploys", "mvn deploy -Dmaven.deploy.skip=true -Dmaven.deploy.skip=false", up),
+		dry("-Dmaven.deploy.skip=false then =true skips", "mvn deploy -Dmaven.deploy.skip=false -Dmaven.deploy.skip=true", up),
+		dry("-D maven.deploy.skip=true as two words skips", "mvn -D maven.deploy.skip=true deploy", up),
+		dry("-Dmaven.deploy.skip alone skips", "mvn deploy -Dmaven.deploy.skip", up),
+		pub("-Dmaven.deploy.skip=yes deploys (Maven reads only true)", "mvn deploy -Dmaven.deploy.skip=yes", up),
+		pub("-DdryRun=true then =false performs the release", "mvn release:perform -DdryRun=true -DdryRun=false", rel),
+		dry("-DdryRun=true rehearses release:perform", "mvn release:perform -DdryRun=true", rel),
+		pub("cargo publish --dry-run=false uploads", "cargo publish --dry-run=false", up),
+		pub("semantic-release -d --no-dry-run releases", "semantic-release -d --no-dry-run", rel),
+		pub("goreleaser --snapshot=false releases", "goreleaser release --snapshot=false", rel),
+		pub("cargo release --execute --no-execute still counts as executing", "cargo release --execute --no-execute", rel),
+		pub("gh api with grouped short options and the method last", "gh api -iXPATCH repos/o/r/releases/1 -F draft=false", rel),
+		pub("gh api -X GET then -X POST creates a release (the last -X wins)", "gh api -X GET -X POST repos/o/r/releases -f tag_name=v1", rel),
+		none("gh api -X POST then -X GET reads", "gh api -X POST -X GET repos/o/r/releases -f per_page=5"),
+		// runners
+		pub("poetry run twine upload uploads", "poetry run twine upload dist/*", up),
+		pubIn("poetry -C folder run twine upload acts on the folder", "poetry -C lib run twine upload dist/x.whl", up, "lib"),
+		pub("uv run twine upload uploads", "uv run twine upload dist/*", up),
+		pub("uv run with its own options uploads", "uv run --with twine --python 3.12 --frozen twine upload dist/*", up),
+		pub("uv run -- twine upload uploads", "uv run -- twine upload dist/*", up),
+		pub("uv run -m twine upload uploads", "uv run -m twine upload dist/*", up),
+		pub("uv run behind an option guard does not know uploads", "uv run --some-new-option value twine upload dist/*", up),
+		pub("uv tool run twine upload uploads", "uv tool run twine upload dist/*", up),
+		pub("hatch run twine upload uploads", "hatch run twine upload dist/*", up),
+		pub("hatch run env:twine upload uploads", "hatch run release:twine upload dist/*", up),
+		pub("hatch -e release run hatch publish uploads", "hatch -e release run hatch publish", up),
+		pub("pdm run twine upload uploads", "pdm run twine upload dist/*", up),
+		pub("pipenv run twine upload uploads", "pipenv run twine upload dist/*", up),
+		pub("rye run twine upload uploads", "rye run twine upload dist/*", up),
+		pub("conda run -n env twine upload uploads", "conda run -n build twine upload dist/*", up),
+		pub("pixi run twine upload uploads", "pixi run twine upload dist/*", up),
+		pub("python -um twine upload uploads", "python3 -um twine upload dist/*", up),
+		pub("lerna exec -- npm publish uploads", "lerna exec --scope @o/a --concurrency 1 -- npm publish", up),
+		pub("lerna exec without -- uploads", "lerna exec npm publish", up),
+		pub("nx exec -- npm publish uploads", "nx exec -- npm publish", up),
+		pub("pnpm recursive publish uploads", "pnpm recursive publish", up),
+		pub("pnpm m publish uploads", "pnpm m publish --access public", up),
+		pub("pnpm -r publish uploads", "pnpm -r publish", up),
+		pub("pnpm recursive exec npm publish uploads", "pnpm recursive exec npm publish", up),
+		pub("pnpm -r exec -- npm publish uploads", "pnpm -r exec -- npm publish", up),
+		pub("yarn workspaces foreach npm publish uploads", "yarn workspaces foreach -A --topological npm publish --tolerate-republish", up),
+		pub("yarn workspaces foreach with valued options uploads", "yarn workspaces foreach --include @o/a --exclude @o/b -j 2 npm publish", up),
+		pub("yarn workspaces foreach with an option guard does not know uploads", "yarn workspaces foreach --since main npm publish", up),
+		pub("yarn workspaces foreach exec npm publish uploads", "yarn workspaces foreach -A exec npm publish", up),
+		pub("yarn workspace NAME npm publish uploads", "yarn workspace @o/a npm publish", up),
+		pub("yarn runs an installed publisher", "yarn semantic-release", rel),
+		pub("pnpm runs an installed publisher", "pnpm changeset publish", up),
+		pub("bun run runs an installed publisher", "bun run semantic-release", rel),
+		none("yarn build publishes nothing", "yarn build"),
+		none("pnpm lint publishes nothing", "pnpm lint"),
+		pub("mise exec -- npm publish uploads", "mise exec node@20 -- npm publish", up),
+		pub("mise x without -- still reads the command", "mise x node@20 npm publish", up),
+		pub("op run -- npm publish uploads", "op run --env-file .env -- npm publish", up),
+		pub("doppler run --command reads the string", "doppler run --command 'npm publish'", up),
+		pub("aws-vault exec PROFILE -- mvn deploy uploads", "aws-vault exec prod -- mvn deploy", up),
+		pub("dotenv -- npm publish uploads", "dotenv -e .env.prod -- npm publish", up),
+		pub("cross-env NAME=v npm publish uploads", "cross-env NODE_ENV=production npm publish", up),
+		pub("env-cmd -f file npm publish uploads", "env-cmd -f .env npm publish", up),
+		pub("nix develop -c npm publish uploads", "nix develop .#ci -c npm publish", up),
+		pub("nix-shell --run reads the string", "nix-shell --run 'cargo publish'", up),
+		pub("asdf exec cargo publish uploads", "asdf exec cargo publish", up),
+		pubIn("direnv exec DIR runs in DIR", "direnv exec sub npm publish", up, "sub"),
+		pub("xargs npm publish uploads", "xargs -n 1 npm publish", up),
+		pub("npx with an option guard does not know still runs the publisher", "npx --node-options x np", rel),
+		unknown("poetry run of an unknown program is unknown", "poetry run ./release.sh"),
+		unknown("uv run of an unknown program is unknown", "uv run scripts/release.py"),
+		// publishers
+		pub("docker compose build --push uploads", "docker compose build --push", up),
+		pub("docker compose -f file build --push uploads", "docker compose -f compose.prod.yml build --push api", up),
+		pub("docker-compose build --push uploads", "docker-compose build --push", up),
+		pub("docker compose publish uploads", "docker compose publish o/app:1", up),
+		none("docker compose build publishes nothing", "docker compose build"),
+		none("docker compose build --push=false publishes nothing", "docker compose build --push=false"),
+		pub("docker build --push uploads", "docker build --push -t ghcr.io/o/app .", up),
+		pub("docker buildx bake --push uploads", "docker buildx bake --push", up),
+		pub("docker buildx bake --set *.output=type=registry uploads", "docker buildx bake --set *.output=type=registry", up),
+		pub("docker trust sign uploads", "docker trust sign ghcr.io/o/app:1", up),
+		pub("podman manifest push uploads", "podman manifest push list docker://quay.io/o/app", up),
+		pub("buildah push uploads", "buildah push quay.io/o/app", up),
+		pub("gradle publishToMavenCentral uploads", "gradle publishToMavenCentral", up),
+		pub("gradle closeAndReleaseRepository uploads", "./gradlew publishToSonatype closeAndReleaseSonatypeStagingRepository", up),
+		pub("gradle closeAndReleaseRepository alone uploads", "./gradlew closeAndReleaseRepository", up),
+		pub("gradle abbreviated publishToMavenCentral uploads", "./gradlew pTMC", up),
+		pub("gradle abbreviated publish uploads", "./gradlew pub", up),
+		pub("gradle abbreviated closeAndReleaseRepository uploads", "./gradlew cARR", up),
+		pub("gradle jib uploads", "./gradlew jib", up),
+		pub("gradle bootBuildImage --publishImage uploads", "./gradlew bootBuildImage --publishImage", up),
+		pub("gradle artifactoryPublish uploads", "./gradlew artifactoryPublish", up),
+		none("gradle jibDockerBuild publishes nothing", "./gradlew jibDockerBuild"),
+		none("gradle -x publish build publishes nothing", "./gradlew build -x publish"),
+		none("gradle clean publishes nothing", "./gradlew clean check"),
+		pub("mvn jib:build uploads", "mvn compile jib:build", up),
+		pub("mvn jib:build with the full plugin name uploads", "mvn com.google.cloud.tools:jib-maven-plugin:3.4.0:build", up),
+		dry("mvn jib:build -Djib.skip=true rehearses", "mvn jib:build -Djib.skip=true", up),
+		pub("mvn deploy with deploy skipped still pushes with jib:build", "mvn deploy jib:build -Dmaven.deploy.skip=true", up),
+		pub("mvn dockerfile:push uploads", "mvn dockerfile:push", up),
+		pub("mvn nexus-staging:release uploads", "mvn nexus-staging:release", up),
+		pub("mvn central-publishing:publish uploads", "mvn central-publishing:publish", up),
+		pub("mvn gpg:sign-and-deploy-file uploads", "mvn gpg:sign-and-deploy-file -Dfile=x.jar", up),
+		pub("mvn deploy:deploy-file uploads", "mvn deploy:deploy-file -Dfile=x.jar -Durl=https://r", up),
+		pub("mvn with the full deploy plugin name uploads", "mvn org.apache.maven.plugins:maven-deploy-plugin:3.1.1:deploy", up),
+		pub("mvn package with quarkus push uploads", "mvn package -Dquarkus.container-image.push=true", up),
+		rel2("mvn jreleaser:full-release releases", "mvn jreleaser:full-release"),
+		none("mvn jib:dockerBuild publishes nothing", "mvn jib:dockerBuild"),
+		pub("sbt publishSigned uploads", "sbt +publishSigned", up),
+		pub("sbt with several commands in one argument uploads", "sbt 'clean; core/publish'", up),
+		pub("sbt ci-release uploads", "sbt ci-release", up),
+		none("sbt publishLocal publishes nothing", "sbt publishLocal"),
+		pub("lein deploy uploads", "lein deploy clojars", up),
+		pub("helm push uploads", "helm push chart.tgz oci://r", up),
+		pub("helm cm-push uploads", "helm cm-push ./chart repo", up),
+		pub("ko build uploads", "ko build ./cmd/app", up),
+		pub("ko publish uploads", "ko publish ./cmd/app", up),
+		pub("ko resolve uploads", "ko resolve -f config/", up),
+		pub("ko apply uploads", "ko apply -f config/", up),
+		dry("ko build --local keeps the image local", "ko build --local ./cmd/app", up),
+		dry("ko build --push=false keeps the image local", "ko build --push=false ./cmd/app", up),
+		pub("ko build --push=false --push pushes", "ko build --push=false --push ./cmd/app", up),
+		pub("crane push uploads", "crane push image.tar ghcr.io/o/app", up),
+		pub("crane copy uploads", "crane copy a b", up),
+		none("crane digest publishes nothing", "crane digest ghcr.io/o/app"),
+		pub("skopeo copy to a registry uploads", "skopeo copy docker-archive:img.tar docker://ghcr.io/o/app", up),
+		none("skopeo copy into a folder publishes nothing", "skopeo copy docker://ghcr.io/o/app dir:/tmp/app"),
+		pub("oras push uploads", "oras push ghcr.io/o/art:1 file.txt:text/plain", up),
+		pub("jib build uploads", "jib build --target ghcr.io/o/app", up),
+		none("jib build into the local daemon publishes nothing", "jib build --target docker://app"),
+		pub("goreleaser publish publishes a prepared release", "goreleaser publish", rel),
+		pub("goreleaser continue publishes", "goreleaser continue --merge", rel),
+		dry("goreleaser release --prepare publishes nothing", "goreleaser release --prepare", rel),
+		pub("cargo publish uploads (still)", "cargo publish -p x", up),
+		pub("dotnet nuget push uploads (still)", "dotnet nuget push x.nupkg", up),
+		pub("gem push uploads (still)", "gem push x.gem", up),
+		pub("uv publish uploads (still)", "uv publish dist/*", up),
+		pub("twine upload uploads (still)", "twine upload dist/*", up),
+		pub("twine register uploads", "twine register dist/x.whl", up),
+		pub("flit publish uploads (still)", "flit publish", up),
+		pub("hatch publish uploads (still)", "hatch publish dist/*", up),
+		pub("rye publish uploads", "rye publish", up),
+		pub("maturin upload uploads", "maturin upload target/wheels/*", up),
+		pub("python setup.py sdist upload uploads", "python setup.py sdist upload", up),
+		pub("nuget push uploads", "nuget push x.nupkg -Source https://r", up),
+		pub("choco push uploads", "choco push x.nupkg", up),
+		pub("dart pub publish uploads", "dart pub publish --force", up),
+		dry("dart pub publish -n rehearses", "dart pub publish -n", up),
+		pub("flutter pub publish uploads", "flutter pub publish", up),
+		pub("mix hex.publish uploads", "mix hex.publish --yes", up),
+		dry("mix hex.publish --dry-run rehearses", "mix hex.publish --dry-run", up),
+		pub("rebar3 hex publish uploads", "rebar3 hex publish", up),
+		pub("pod trunk push uploads", "pod trunk push x.podspec", up),
+		pub("swift package-registry publish uploads", "swift package-registry publish o.x 1.0.0", up),
+		pub("conan upload uploads", "conan upload 'x/*' -r remote", up),
+		pub("cabal upload uploads", "cabal upload dist-newstyle/sdist/x.tar.gz", up),
+		pub("anaconda upload uploads", "anaconda upload x.tar.bz2", up),
+		pub("nx release publishes", "nx release --yes", up),
+		pub("nx release publish uploads", "nx release publish", up),
+		dry("nx release --dry-run rehearses", "nx release -d", up),
+		none("nx release version publishes nothing", "nx release version"),
+		pub("nx run-many -t publish runs a publish target", "nx run-many -t publish", up),
+		none("nx build publishes nothing", "nx build app"),
+		dry("rush publish without --publish rehearses", "rush publish", up),
+		pub("rush publish --publish uploads", "rush publish --publish", up),
+		pub("auto shipit releases", "auto shipit", rel),
+		pub("release-please github-release releases", "release-please github-release --token x", rel),
+		none("release-please release-pr publishes nothing", "release-please release-pr"),
+		pub("pkg-pr-new publish uploads", "pkg-pr-new publish './packages/*'", up),
+		pub("glab release create releases", "glab release create v1", rel),
+		pub("tea release create releases", "tea releases create --tag v1", rel),
+		pub("hub release create releases", "hub release create v1", rel),
+		pub("hub create makes a public repository", "hub create", vis),
+		none("hub create -p makes a private one", "hub create -p"),
+		pub("glab repo create --public makes a public project", "glab repo create x --public", vis),
+		pub("ghr releases", "ghr v1 dist/", rel),
+		// gh api by method, endpoint and body
+		pub("gh api creating a release", "gh api repos/o/r/releases -f tag_name=v1", rel),
+		pub("gh api creating a release with -X POST", "gh api -X POST /repos/{owner}/{repo}/releases -F tag_name=v1 -F draft=true", rel),
+		pub("gh api creating a release from a full URL", "gh api --method POST https://api.github.com/repos/o/r/releases --input -", rel),
+		pub("gh api un-drafting a release", "gh api -X PATCH repos/o/r/releases/1 -F draft=false", rel),
+		pub("gh api un-drafting a release with --method=PATCH", "gh api --method=PATCH repos/o/r/releases/1 --raw-field draft=false", rel),
+		none("gh api editing a release's notes publishes nothing", "gh api -X PATCH repos/o/r/releases/1 -f body=notes"),
+		pub("gh api uploading a release asset", "gh api -X POST https://uploads.github.com/repos/o/r/releases/1/assets?name=x.zip --input x.zip", rel),
+		none("gh api generating release notes publishes nothing", "gh api repos/o/r/releases/generate-notes -f tag_name=v1"),
+		none("gh api deleting a release publishes nothing", "gh api -X DELETE repos/o/r/releases/1"),
+		none("gh api listing releases publishes nothing", "gh api repos/o/r/releases"),
+		pub("gh api PATCH visibility=public", "gh api -X PATCH repos/o/r -f visibility=public", vis),
+		pub("gh api visibility from stdin fails closed", "gh api -X PATCH repos/o/r -F visibility=@-", vis),
+		pub("gh api visibility from a missing file fails closed", "gh api -X PATCH repos/o/r -F visibility=@/nonexistent/v.txt", vis),
+		pub("gh api graphql from stdin fails closed", "gh api graphql -F query=@-", vis),
+		pub("gh api graphql from a missing file fails closed", "gh api graphql -F query=@/nonexistent/mutation.graphql", vis),
+		pub("gh api graphql mutation with a visibility variable", `gh api graphql -f query='mutation($v: RepositoryVisibility!) { createRepository(input: {name: "x", visibility: $v}) { repository { id } } }' -f v=PUBLIC`, vis),
+		none("gh api graphql query publishes nothing", "gh api graphql -f query='query { viewer { login } }'"),
+		none("gh api graphql mutation adding a comment publishes nothing", `gh api graphql -f query='mutation { addComment(input: {subjectId: "x", body: "hi"}) { clientMutationId } }'`),
+		none("gh api PATCH a repository description publishes nothing", "gh api -X PATCH repos/o/r -f description=x"),
+		pub("gh api PATCH a repository with a body from stdin fails closed", "gh api -X PATCH repos/o/r --input -", vis),
+		pub("curl creating a release", "curl -X POST -H 'Authorization: token x' https://api.github.com/repos/o/r/releases -d '{\"tag_name\":\"v1\"}'", rel),
+		pub("curl with data and no -X creates a release", "curl https://api.github.com/repos/o/r/releases -d @/nonexistent/release.json", rel),
+		unknown("curl reading releases is not known to publish", "curl https://api.github.com/repos/o/r/releases"),
+		// --help publishes nothing
+		none("gh release create --help publishes nothing", "gh release create --help"),
+		none("npm publish --help publishes nothing", "npm publish --help"),
+		none("npm publish -h publishes nothing", "npm publish -h"),
+		none("cargo publish --help publishes nothing", "cargo publish --help"),
+		none("twine upload --help publishes nothing", "twine upload --help"),
+		none("docker push --help publishes nothing", "docker push --help"),
+		none("npx semantic-release --help publishes nothing", "npx semantic-release --help"),
+		none("poetry run twine upload --help publishes nothing", "poetry run twine upload --help"),
+		pub("gh release create --notes --help makes a release with the notes --help", "gh release create v1 --notes --help", rel),
+		pub("gh repo edit -h is --homepage, not help", "gh repo edit -h https://x --visibility public", vis),
+		pub("npm publish -- --help publishes", "npm publish -- --help", up),
 		// git
 		pubIn("git -C follows the folder and publishes nothing", "git -C sub push", "", "sub"),
 		// unknown
@@ -287,6 +504,129 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 			assert.NotEmpty(t, c.Why)
 		})
 	}
+}
+
+func TestClassifyReadsRequestBodiesFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"public.txt":        "public\n",
+		"private.txt":       "private\n",
+		"create.graphql":    `mutation { createRepository(input: {name: "x", visibility: PUBLIC}) { repository { url } } }`,
+		"query.graphql":     `query { viewer { repositories(first: 5) { nodes { name } } } }`,
+		"comment.graphql":   `mutation { addComment(input: {subjectId: "I_1", body: "thanks"}) { clientMutationId } }`,
+		"release.graphql":   `mutation { updateRelease(input: {id: "R_1", isDraft: false}) { release { url } } }`,
+		"unhide.json":       `{"private": false}`,
+		"describe.json":     `{"description": "internal tools"}`,
+		"undraft.json":      `{"draft": false}`,
+		"notes.json":        `{"body": "more notes"}`,
+		"graphql-body.json": `{"query": "mutation { createRepository(input: {name: \"x\", visibility: PUBLIC}) { repository { url } } }"}`,
+		"empty.txt":         "",
+		"huge.json":         `{"description": "` + strings.Repeat("x", 2<<20) + `"}`,
+	}
+	for name, content := range files {
+		require.NoError(t, writeFile(filepath.Join(dir, name), content))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "a-folder"), 0o755))
+	const up, rel, vis = OpRegistryUpload, OpPublishRelease, OpVisibilityPublic
+	cases := []struct{ name, cmd, op string }{
+		{"visibility read from a file that says public", "gh api -X PATCH repos/o/r -F visibility=@public.txt", vis},
+		{"visibility read from a file that says private", "gh api -X PATCH repos/o/r -F visibility=@private.txt", ""},
+		{"visibility from a file with an absolute path", "gh api -X PATCH repos/o/r -F visibility=@" + filepath.Join(dir, "public.txt"), vis},
+		{"visibility from a folder cannot be read: fail closed", "gh api -X PATCH repos/o/r -F visibility=@a-folder", vis},
+		{"visibility from a file over the size limit: fail closed", "gh api -X PATCH repos/o/r -F visibility=@huge.json", vis},
+		{"-f sends @file as text and reads nothing", "gh api -X PATCH repos/o/r -f description=@public.txt", ""},
+		{"a graphql mutation from a file making a public repository", "gh api graphql -F query=@create.graphql", vis},
+		{"a graphql query from a file", "gh api graphql -F query=@query.graphql", ""},
+		{"a graphql mutation from a file adding a comment", "gh api graphql -F query=@comment.graphql", ""},
+		{"a graphql mutation from a file about a release", "gh api graphql -F query=@release.graphql", rel},
+		{"a graphql body from --input", "gh api graphql --input graphql-body.json", vis},
+		{"--input that makes a repository public", "gh api -X PATCH repos/o/r --input unhide.json", vis},
+		{"--input that changes a description", "gh api -X PATCH repos/o/r --input describe.json", ""},
+		{"--input that un-drafts a release", "gh api -X PATCH repos/o/r/releases/1 --input undraft.json", rel},
+		{"--input that edits release notes", "gh api -X PATCH repos/o/r/releases/1 --input notes.json", ""},
+		{"--input that is missing: fail closed", "gh api -X PATCH repos/o/r/releases/1 --input missing.json", rel},
+		{"--input from standard input on a repository: fail closed", "gh api -X PATCH repos/o/r --input -", vis},
+		{"an empty --input body", "gh api -X PATCH repos/o/r --input empty.txt", ""},
+		{"a device file cannot be read: fail closed", "gh api graphql -F query=@/dev/stdin", vis},
+		{"a kernel file cannot be read: fail closed", "gh api graphql -F query=@/proc/self/status", vis},
+		{"curl with a body file that makes a repository public", "curl -X PATCH https://api.github.com/repos/o/r -d @unhide.json", vis},
+		{"curl with a body file that un-drafts a release", "curl -X PATCH https://api.github.com/repos/o/r/releases/1 --data-binary @undraft.json", rel},
+		{"curl with a body file that cannot be read: fail closed", "curl -X PATCH https://api.github.com/repos/o/r/releases/1 -d @missing.json", rel},
+		{"twine as a control", "twine upload x.whl", up},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Classify(splitTestCommand(tc.cmd), dir, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.op, c.Op, c.Why)
+			assert.False(t, c.DryRun, c.Why)
+		})
+	}
+}
+
+func TestClassifyReadsPackageScripts(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, writeFile(filepath.Join(dir, "package.json"), `{"name": "x", "scripts": {
+		"release": "npm run build && npm publish --access public",
+		"build": "tsc -p .",
+		"ship": "np --no-tests",
+		"prerelease-dry": "echo",
+		"release-dry": "npm publish --dry-run",
+		"deploy": "echo deploying",
+		"postdeploy": "semantic-release",
+		"test": "jest && changeset publish",
+		"both": "npm publish --dry-run && npm publish"
+	}}`))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+	const up, rel = OpRegistryUpload, OpPublishRelease
+	cases := []struct {
+		name, cmd, op string
+		dry           bool
+	}{
+		{"npm run of a script that publishes", "npm run release", up, false},
+		{"npm run-script of a script that publishes", "npm run-script release", up, false},
+		{"npm run of a build script publishes nothing", "npm run build", "", false},
+		{"npm run of a script that rehearses", "npm run release-dry", up, true},
+		{"a post script that publishes counts", "npm run deploy", rel, false},
+		{"npm test runs the test script", "npm test", up, false},
+		{"a script that rehearses and then publishes publishes", "npm run both", up, false},
+		{"yarn X runs the script X", "yarn ship", rel, false},
+		{"pnpm run X runs the script X", "pnpm run release", up, false},
+		{"bun run X runs the script X", "bun run release", up, false},
+		{"the script of the package above the working directory", "npm run release", up, false},
+		{"yarn of a script that does not publish publishes nothing", "yarn build", "", false},
+		{"yarn of an unknown word publishes nothing", "yarn lint", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := dir
+			if strings.Contains(tc.name, "above") {
+				in = filepath.Join(dir, "src")
+			}
+			c, err := Classify(splitTestCommand(tc.cmd), in, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.op, c.Op, c.Why)
+			assert.Equal(t, tc.dry, c.DryRun, c.Why)
+			assert.True(t, c.Known, c.Why)
+		})
+	}
+}
+
+func TestClassifyMapsARunnersOwnWords(t *testing.T) {
+	cfg := &guard.Config{Publish: guard.PublishConfig{Commands: map[string]string{
+		"poetry run release": OpPublishRelease,
+		"jest":               OpNone,
+	}}}
+	c, err := Classify([]string{"poetry", "run", "release", "--prod"}, wd, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, OpPublishRelease, c.Op, c.Why)
+	c, err = Classify([]string{"npx", "jest", "--ci"}, wd, cfg)
+	require.NoError(t, err)
+	assert.True(t, c.Known, c.Why)
+	assert.Equal(t, "", c.Op, c.Why)
+	c, err = Classify([]string{"npx", "jest", "--ci"}, wd, nil)
+	require.NoError(t, err)
+	assert.False(t, c.Known, "without the mapping, what npx runs is unknown: %s", c.Why)
 }
 
 func TestClassifyUsesConfiguredCommands(t *testing.T) {

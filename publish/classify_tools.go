@@ -12,17 +12,36 @@ import (
 // guard's lists of valued options lack: when the tool reads as publishing nothing,
 // the other readings of its options (see optionReadings) are tried, and the command
 // publishes if one of them does.
+//
+// A form that asks for help (npm publish --help, gh release create --help) prints
+// it and publishes nothing.
 func classifyBuiltin(words []string, dir string) Classification {
 	readings := optionReadings(words)
 	c := classifyTool(readings[0], dir)
 	if c.Known && c.Op == "" {
 		for _, r := range readings[1:] {
 			if alt := classifyTool(r, dir); alt.Op != "" {
-				return alt
+				c = alt
+				break
 			}
 		}
 	}
+	if c.Op != "" && asksHelp(words, helpFlags(programName(words[0]))...) {
+		c.Op, c.DryRun, c.Projects = "", false, nil
+		c.Why = strings.Join(c.Words, " ") + " --help prints help and publishes nothing"
+	}
 	return c
+}
+
+// helpFlags are the flags that make a program print its help instead of running:
+// --help for all; -h too where no subcommand gives -h another meaning (gh repo edit
+// -h is --homepage, docker -H is a host, so gh and docker take only --help).
+func helpFlags(prog string) []string {
+	switch prog {
+	case "npm", "pnpm", "yarn", "bun", "cargo", "twine", "poetry", "uv", "flit", "hatch", "pdm", "maturin", "gem", "mvn", "mvnw", "mvnd", "gradle", "gradlew", "goreleaser", "helm", "dotnet", "lerna", "semantic-release", "release-it", "ko", "crane", "oras", "skopeo", "deno", "vsce", "ovsx", "rye", "sbt", "nx":
+		return []string{"--help", "-h"}
+	}
+	return []string{"--help"}
 }
 
 // classifyTool classifies one reading of a command's options.
@@ -41,49 +60,64 @@ func classifyTool(words []string, dir string) Classification {
 	case "cargo":
 		return classifyCargo(rest, dir)
 	case "twine":
-		valued := []string{"-r", "--repository", "--repository-url", "-u", "--username", "-p", "--password", "-c", "--comment", "--config-file", "-i", "--identity", "--sign-with", "--cert", "--client-cert"}
-		c := subcommandTool("twine", rest, dir, map[string]string{"upload": OpRegistryUpload}, valued...)
-		if c.Op != "" {
-			c.ProjectDir = distProject(dir, newArgs(rest, valued...).positionals()[1:])
-		}
-		return c
+		return uploadFiles("twine", rest, dir, []string{"upload", "register"}, "-r", "--repository", "--repository-url", "-u", "--username", "-p", "--password", "-c", "--comment", "--config-file", "-i", "--identity", "--sign-with", "--cert", "--client-cert", "--attestations")
 	case "poetry":
 		return poetryPublish.classify(rest, dir)
 	case "uv":
 		return uvPublish.classify(rest, dir)
-	case "flit", "hatch", "pdm", "maturin":
-		return subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload, "upload": OpRegistryUpload}, "-r", "--repository", "--repo", "--pypirc", "-u", "--user", "--username", "-a", "--auth", "--password", "--repository-url", "--ca-certs", "--client-cert", "--format", "-p", "--project", "--directory", "--interpreter", "-i", "-m", "--manifest-path")
+	case "hatch", "maturin", "rye":
+		return uploadFiles(prog, rest, dir, []string{"publish", "upload"}, "-r", "--repository", "--repo", "--pypirc", "-u", "--user", "--username", "-a", "--auth", "--password", "--token", "--repository-url", "--ca-certs", "--client-cert", "--format", "-p", "--project", "--directory", "--interpreter", "-i", "-m", "--manifest-path", "-e", "--env", "--cache-dir", "--data-dir", "--config", "-o", "--option", "--skip-existing", "--sign-with", "--identity")
+	case "flit", "pdm":
+		return subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload, "upload": OpRegistryUpload}, "-r", "--repository", "--repo", "--pypirc", "-u", "--user", "--username", "--password", "--repository-url", "--ca-certs", "--client-cert", "--format", "-p", "--project", "-c", "--config", "-i", "--identity", "--comment")
 	case "gem":
-		return subcommandTool("gem", rest, dir, map[string]string{"push": OpRegistryUpload}, "--host", "-k", "--key", "--otp", "-p", "--http-proxy")
+		return uploadFiles("gem", rest, dir, []string{"push"}, "--host", "-k", "--key", "--otp", "-p", "--http-proxy", "--attestation")
 	case "rake":
 		return classifyRake(rest, dir)
 	case "dotnet":
-		if pos := newArgs(rest).positionals(); len(pos) >= 2 && pos[0] == "nuget" && pos[1] == "push" {
-			return known(OpRegistryUpload, "dotnet nuget push uploads a package to a NuGet feed", dir, "dotnet", "nuget", "push")
+		pos := newArgs(rest, "-s", "--source", "-k", "--api-key", "-ss", "--symbol-source", "-sk", "--symbol-api-key", "-t", "--timeout", "--configfile").positionals()
+		if len(pos) >= 2 && pos[0] == "nuget" && pos[1] == "push" {
+			c := known(OpRegistryUpload, "dotnet nuget push uploads a package to a NuGet feed", dir, "dotnet", "nuget", "push")
+			return withArtifacts(c, dir, pos[2:min(3, len(pos))], true)
 		}
 		return nothing(dir, "dotnet publishes to a registry only with `dotnet nuget push`", "dotnet")
-	case "nuget":
-		return subcommandTool("nuget", rest, dir, map[string]string{"push": OpRegistryUpload}, "-Source", "-ApiKey", "-s", "-k")
+	case "nuget", "choco", "paket":
+		return uploadFiles(prog, rest, dir, []string{"push"}, "-Source", "-source", "-s", "-ApiKey", "-apikey", "-k", "--source", "--api-key", "--key", "--url", "--endpoint", "-Timeout", "-ConfigFile")
 	case "mvn", "mvnw", "mvnd":
 		return classifyMaven(prog, rest, dir)
 	case "gradle", "gradlew":
 		return classifyGradle(prog, rest, dir)
+	case "sbt", "sbtn":
+		return classifySbt(rest, dir)
+	case "lein":
+		return subcommandTool("lein", rest, dir, map[string]string{"deploy": OpRegistryUpload, "release": OpPublishRelease}, "-o", "-U", "with-profile")
 	case "docker", "podman", "buildah", "nerdctl":
 		return classifyDocker(prog, rest, dir)
-	case "docker-compose":
-		return classifyDocker("docker-compose", append([]string{"compose"}, rest...), dir)
+	case "docker-compose", "podman-compose":
+		return classifyDocker(prog, append([]string{"compose"}, rest...), dir)
 	case "helm":
 		return classifyHelm(rest, dir)
+	case "ko":
+		return classifyKo(rest, dir)
+	case "crane":
+		return classifyCrane(rest, dir)
+	case "skopeo":
+		return classifySkopeo(rest, dir)
+	case "oras":
+		return classifyOras(rest, dir)
+	case "jib":
+		return classifyJib(rest, dir)
 	case "gh":
 		return classifyGh(rest, dir)
+	case "glab", "tea", "hub":
+		return classifyForgeRelease(prog, rest, dir)
+	case "ghr":
+		return known(OpPublishRelease, "ghr uploads a GitHub release", dir, "ghr")
+	case "github-release":
+		return subcommandTool(prog, rest, dir, map[string]string{"release": OpPublishRelease, "upload": OpPublishRelease, "edit": OpPublishRelease}, "-u", "--user", "-r", "--repo", "-t", "--tag", "-n", "--name", "-d", "--description", "-f", "--file", "-s", "--security-token", "-c", "--target")
 	case "goreleaser":
 		return classifyGoreleaser(rest, dir)
-	case "semantic-release", "release-it":
-		c := known(OpPublishRelease, prog+" tags, releases and publishes the project", dir, prog)
-		if newArgs(rest).flag("--dry-run", "-d") {
-			c.DryRun, c.Why = true, prog+" --dry-run rehearses the release"
-		}
-		return c
+	case "semantic-release", "release-it", "auto", "release-please":
+		return classifyReleaseTool(prog, rest, dir)
 	case "np":
 		c := known(OpPublishRelease, "np releases the package to npm and GitHub", dir, "np")
 		if newArgs(rest).flag("--preview") {
@@ -94,19 +128,75 @@ func classifyTool(words []string, dir string) Classification {
 		return classifyJSMonorepo("lerna", rest, dir, "publish")
 	case "changeset", "changesets":
 		return classifyJSMonorepo(prog, rest, dir, "publish")
+	case "nx":
+		return classifyNxRelease(rest, dir)
+	case "rush":
+		pos := newArgs(rest, "--tag", "--registry", "-n", "--npm-auth-token", "--set-access-level", "--target-branch", "--prerelease-name", "--suffix", "--version-policy", "--release-folder", "--pack").positionals()
+		if len(pos) > 0 && pos[0] == "publish" {
+			c := known(OpRegistryUpload, "rush publish --publish uploads the changed packages", dir, "rush", "publish")
+			if !newArgs(rest).anySet("--publish", "-p") {
+				c.DryRun, c.Why = true, "rush publish without --publish is a dry run"
+			}
+			return c
+		}
+		return nothing(dir, "rush publishes only with rush publish --publish", "rush")
+	case "pkg-pr-new":
+		return subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload}, "--packageManager", "--template", "--comment")
 	case "jsr", "deno", "vsce", "ovsx":
-		c := subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload}, "--config", "-c", "--token", "-p", "--pat", "--registry-url")
-		if c.Op != "" && newArgs(rest).flag("--dry-run") {
-			c.DryRun, c.Why = true, prog+" publish --dry-run uploads nothing"
+		c := subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload}, "--config", "-c", "--token", "-p", "--pat", "--registry-url", "-i", "--packagePath", "--baseContentUrl", "--baseImagesUrl", "--target")
+		if c.Op != "" {
+			if newArgs(rest).flag("--dry-run") {
+				c.DryRun, c.Why = true, prog+" publish --dry-run uploads nothing"
+			}
+			a := newArgs(rest, "--config", "-c", "--token", "-p", "--pat", "--registry-url", "-i", "--packagePath", "--target")
+			files := a.values("-i", "--packagePath")
+			if prog == "ovsx" {
+				files = append(files, a.positionals()[1:]...)
+			}
+			c = withArtifacts(c, dir, files, true)
 		}
 		return c
+	case "dart", "flutter", "pub":
+		return classifyPub(prog, rest, dir)
+	case "mix":
+		return hexPublish(prog, rest, dir, "hex.publish")
+	case "rebar3":
+		return hexPublish(prog, rest, dir, "hex")
+	case "pod":
+		pos := newArgs(rest, "--sources", "--spec-repo").positionals()
+		if len(pos) >= 2 && (pos[0] == "trunk" || pos[0] == "repo") && pos[1] == "push" {
+			return known(OpRegistryUpload, "pod "+pos[0]+" push uploads the pod's spec", dir, "pod", pos[0], "push")
+		}
+		return nothing(dir, "pod publishes only with trunk push or repo push", "pod")
+	case "swift":
+		pos := newArgs(rest, "--package-path", "--scratch-path", "--url", "--metadata-path", "--signing-identity", "--private-key-path", "--cert-chain-paths").positionals()
+		if len(pos) >= 2 && pos[0] == "package-registry" && pos[1] == "publish" {
+			c := known(OpRegistryUpload, "swift package-registry publish uploads the package", dir, "swift", "package-registry", "publish")
+			if newArgs(rest).flag("--dry-run") {
+				c.DryRun, c.Why = true, "swift package-registry publish --dry-run uploads nothing"
+			}
+			return c
+		}
+		return nothing(dir, "swift publishes only with package-registry publish", "swift")
+	case "conan":
+		c := subcommandTool(prog, rest, dir, map[string]string{"upload": OpRegistryUpload}, "-r", "--remote", "-c", "--confirm", "-p", "--package-query", "-l", "--list", "-f", "--format")
+		if c.Op != "" && newArgs(rest).flag("--dry-run") {
+			c.DryRun, c.Why = true, "conan upload --dry-run uploads nothing"
+		}
+		return c
+	case "cabal", "stack":
+		return uploadFiles(prog, rest, dir, []string{"upload"}, "-u", "--username", "-p", "--password", "-P", "--password-command", "--token", "--candidate")
+	case "anaconda", "pixi", "rattler-build":
+		return uploadFiles(prog, rest, dir, []string{"upload"}, "-t", "--token", "-u", "--user", "-c", "--channel", "-l", "--label", "--package-type", "-s", "--site", "--host", "--api-key")
+	case "python", "python2", "python3", "py":
+		return classifySetupPy(prog, rest, dir)
 	case "git":
 		return classifyGit(rest, dir)
 	case "curl", "wget", "http", "https", "xh":
 		// HTTP clients are not known publishers, but a call to GitHub's API that
-		// makes a repository public is recognised, as gh api's is.
-		if c := ghAPI(newArgs(rest), nil, dir); c.Op == OpVisibilityPublic && mentionsGitHubAPI(rest) {
-			c.Words, c.Why = []string{prog}, prog+": "+c.Why
+		// makes a repository public or publishes a release is recognised, as gh
+		// api's is.
+		if c := httpGitHubCall(prog, rest, dir); c.Op != "" {
 			return c
 		}
 	}
@@ -189,13 +279,14 @@ func npmCommand(w string) string {
 	return w
 }
 
-// jsProjectDir is the package a JS publish acts on: a folder given as argument, a
-// workspace folder, or the prefix / working directory. A tarball or package spec
-// leaves the base directory.
+// jsProjectDir is the package a JS publish acts on: a folder given as argument, the
+// project of a tarball, a workspace folder, or the prefix / working directory. A
+// package spec leaves the base directory.
 func jsProjectDir(base, dir string, pos []string, a args) string {
 	for _, p := range pos {
 		if strings.HasSuffix(p, ".tgz") || strings.HasSuffix(p, ".tar.gz") {
-			continue
+			// A tarball publishes the package it was packed from.
+			return artifactProject(dir, p)
 		}
 		if strings.HasPrefix(p, ".") || strings.HasPrefix(p, "/") || strings.Contains(p, string(filepath.Separator)) {
 			return resolve(dir, p)
@@ -213,8 +304,12 @@ func jsProjectDir(base, dir string, pos []string, a args) string {
 }
 
 func classifyPnpm(rest []string, dir string) Classification {
-	a := newArgs(rest, "-C", "--dir", "--filter", "-F", "--tag", "--access", "--otp", "--registry", "--publish-branch", "--workspace-dir", "--reporter", "--loglevel")
+	a := newArgs(rest, append([]string{"--tag", "--access", "--otp", "--registry", "--publish-branch", "--report-summary"}, pnpmValued...)...)
+	// pnpm recursive publish and pnpm m publish publish every package, as -r does.
 	pos := a.positionals()
+	for len(pos) > 1 && isPnpmRecursive(pos[0]) {
+		pos = pos[1:]
+	}
 	base := dir
 	if p, ok := a.value("-C", "--dir"); ok && p != "" {
 		base = resolve(dir, p)
@@ -238,16 +333,6 @@ func classifyYarn(rest []string, dir string) Classification {
 	base := dir
 	if p, ok := a.value("--cwd"); ok && p != "" {
 		base = resolve(dir, p)
-	}
-	// yarn workspace <name> <cmd...> and yarn workspaces foreach [opts] <cmd...>
-	// run a command in other packages.
-	for len(pos) >= 2 && (pos[0] == "workspace" || pos[0] == "workspaces" && pos[1] == "foreach") {
-		if pos[0] == "workspace" {
-			if st, err := os.Stat(resolve(base, pos[1])); err == nil && st.IsDir() {
-				base = resolve(base, pos[1])
-			}
-		}
-		pos = pos[2:]
 	}
 	switch {
 	case len(pos) == 0:
@@ -321,7 +406,7 @@ func classifyCargo(rest []string, dir string) Classification {
 	case "release":
 		// cargo-release only acts with --execute; without it, it rehearses.
 		c := known(OpPublishRelease, "cargo release --execute tags, pushes and publishes", projectDir, "cargo", "release")
-		if !a.flag("--execute", "-x") {
+		if !a.anySet("--execute", "-x") {
 			c.DryRun, c.Why = true, "cargo release without --execute is a dry run"
 		}
 		return c
@@ -359,7 +444,13 @@ func (p publishSubcommand) classify(rest []string, dir string) Classification {
 		if a.flag("--dry-run") {
 			c.DryRun, c.Why = true, p.tool+" publish --dry-run uploads nothing"
 		}
-		return c
+		// The files it uploads (uv publish ../priv/dist/*), or the folder they
+		// are taken from (poetry publish --dist-dir ../priv/dist).
+		files := pos[1:]
+		for _, d := range a.values("--dist-dir") {
+			files = append(files, filepath.Join(d, "x"))
+		}
+		return withArtifacts(c, base, files, true)
 	}
 	if len(pos) == 0 {
 		return nothing(base, p.tool+" without a subcommand publishes nothing", p.tool)
@@ -385,130 +476,14 @@ func classifyRake(rest []string, dir string) Classification {
 	return nothing(base, "rake publishes only with a release task", "rake")
 }
 
-func classifyMaven(prog string, rest []string, dir string) Classification {
-	a := newArgs(rest, "-f", "--file", "-pl", "--projects", "-s", "--settings", "-gs", "-P", "--activate-profiles", "-rf", "--resume-from", "-T", "--threads", "-D", "-l", "--log-file", "-t", "--toolchains")
-	base := dir
-	if f, ok := a.value("-f", "--file"); ok && f != "" {
-		p := resolve(dir, f)
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			base = p
-		} else {
-			base = filepath.Dir(p)
-		}
-	}
-	for _, goal := range a.positionals() {
-		switch {
-		case goal == "deploy" || strings.HasPrefix(goal, "deploy:") || strings.HasSuffix(goal, ":deploy") || strings.HasSuffix(goal, ":deploy-file"):
-			c := known(OpRegistryUpload, "mvn deploy uploads artifacts to the remote repository", base, prog, "deploy")
-			if skipsDeploy(a) {
-				c.DryRun, c.Why = true, "-Dmaven.deploy.skip=true skips the upload"
-			}
-			return c
-		case goal == "release:perform" || strings.HasSuffix(goal, ":release:perform"):
-			c := known(OpPublishRelease, "mvn release:perform deploys the tagged release", base, prog, "release:perform")
-			if a.flag("-DdryRun=true", "-DdryRun") {
-				c.DryRun, c.Why = true, "-DdryRun=true rehearses the release"
-			}
-			return c
-		}
-	}
-	return nothing(base, prog+" publishes only with the deploy or release:perform goal", prog)
-}
-
-func skipsDeploy(a args) bool {
-	for _, w := range a.words {
-		if w == "-Dmaven.deploy.skip=true" || w == "-Dmaven.deploy.skip" {
-			return true
-		}
-	}
-	for _, v := range a.values("-D") {
-		if v == "maven.deploy.skip=true" || v == "maven.deploy.skip" {
-			return true
-		}
-	}
-	return false
-}
-
-func classifyGradle(prog string, rest []string, dir string) Classification {
-	a := newArgs(rest, "-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-x", "--exclude-task", "-D", "-P", "-g", "--gradle-user-home", "-I", "--init-script", "--console", "--warning-mode", "--include-build", "--max-workers")
-	base := dir
-	if p, ok := a.value("-p", "--project-dir"); ok && p != "" {
-		base = resolve(dir, p)
-	}
-	for _, task := range a.positionals() {
-		name := task
-		if i := strings.LastIndexByte(name, ':'); i >= 0 {
-			name = name[i+1:]
-		}
-		lower := strings.ToLower(name)
-		if strings.HasPrefix(lower, "publish") && !strings.HasSuffix(lower, "tomavenlocal") {
-			c := known(OpRegistryUpload, fmt.Sprintf("gradle task %s uploads publications", task), base, prog, "publish")
-			if a.flag("--dry-run", "-m") {
-				c.DryRun, c.Why = true, "gradle --dry-run executes no task"
-			}
-			return c
-		}
-	}
-	return nothing(base, prog+" publishes only with a publish* task", prog)
-}
-
-func classifyDocker(prog string, rest []string, dir string) Classification {
-	a := newArgs(rest, "-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "-f", "--file", "-t", "--tag", "-p", "--project-name", "--build-arg", "--platform", "--target", "--builder", "-o", "--output", "--cache-from", "--cache-to", "--label", "--secret", "--ssh", "--progress", "--env-file", "--profile", "--project-directory")
-	pos := a.positionals()
-	if len(pos) == 0 {
-		return nothing(dir, prog+" without a subcommand publishes nothing", prog)
-	}
-	push := func(words ...string) Classification {
-		return known(OpRegistryUpload, strings.Join(words, " ")+" uploads images to a registry", dir, words...)
-	}
-	switch {
-	case pos[0] == "push":
-		return push(prog, "push")
-	case len(pos) > 1 && (pos[0] == "image" || pos[0] == "manifest" || pos[0] == "compose") && pos[1] == "push":
-		return push(prog, pos[0], "push")
-	case pos[0] == "manifest" && len(pos) > 1 && pos[1] == "push":
-		return push(prog, "manifest", "push")
-	case (pos[0] == "build" || pos[0] == "buildx" && len(pos) > 1 && (pos[1] == "build" || pos[1] == "bake")) && (a.flag("--push") || outputPushes(a)):
-		return push(prog, pos[0], "--push")
-	case pos[0] == "buildx" && len(pos) > 2 && pos[1] == "imagetools" && pos[2] == "create":
-		return push(prog, "buildx", "imagetools", "create")
-	}
-	return nothing(dir, fmt.Sprintf("%s %s publishes nothing", prog, pos[0]), prog, pos[0])
-}
-
-// outputPushes reports an --output type=registry / push=true build output.
-func outputPushes(a args) bool {
-	for _, v := range a.values("-o", "--output") {
-		if strings.Contains(v, "type=registry") || strings.Contains(v, "push=true") {
-			return true
-		}
-	}
-	return false
-}
-
-func classifyHelm(rest []string, dir string) Classification {
-	a := newArgs(rest, "--kube-context", "--namespace", "-n", "--registry-config", "--repository-config", "--repository-cache", "--cert-file", "--key-file", "--ca-file", "--username", "--password", "--context-path", "--version", "--kubeconfig")
-	pos := a.positionals()
-	if len(pos) > 0 && (pos[0] == "push" || pos[0] == "cm-push") {
-		projectDir := dir
-		if len(pos) > 1 {
-			if st, err := os.Stat(resolve(dir, pos[1])); err == nil && st.IsDir() {
-				projectDir = resolve(dir, pos[1])
-			} else if err == nil {
-				projectDir = filepath.Dir(resolve(dir, pos[1]))
-			}
-		}
-		return known(OpRegistryUpload, "helm "+pos[0]+" uploads the chart to a registry", projectDir, "helm", pos[0])
-	}
-	if len(pos) == 0 {
-		return nothing(dir, "helm without a subcommand publishes nothing", "helm")
-	}
-	return nothing(dir, fmt.Sprintf("helm %s publishes nothing", pos[0]), "helm", pos[0])
-}
-
 func classifyGoreleaser(rest []string, dir string) Classification {
 	a := newArgs(rest, "-f", "--config", "-p", "--parallelism", "--timeout", "--skip", "--release-notes", "--release-header", "--release-footer", "--id", "--single-target")
 	pos := a.positionals()
+	if len(pos) > 0 && (pos[0] == "publish" || pos[0] == "continue" || pos[0] == "announce") {
+		// GoReleaser Pro's split release: publish (and continue) upload what an
+		// earlier --prepare built; announce tells the world.
+		return known(OpPublishRelease, "goreleaser "+pos[0]+" publishes a prepared release", dir, "goreleaser", pos[0])
+	}
 	if len(pos) > 0 && pos[0] != "release" {
 		return nothing(dir, fmt.Sprintf("goreleaser %s publishes nothing", pos[0]), "goreleaser", pos[0])
 	}
@@ -527,6 +502,8 @@ func classifyGoreleaser(rest []string, dir string) Classification {
 	switch {
 	case a.flag("--snapshot"):
 		c.DryRun, c.Why = true, "goreleaser --snapshot publishes nothing"
+	case a.flag("--prepare"):
+		c.DryRun, c.Why = true, "goreleaser release --prepare builds and publishes nothing (goreleaser publish does)"
 	case skips || a.flag("--skip-publish"):
 		c.DryRun, c.Why = true, "goreleaser --skip=publish publishes nothing"
 	}
@@ -575,26 +552,77 @@ func classifyGit(rest []string, dir string) Classification {
 	return nothing(dir, "git without a subcommand publishes nothing", "git")
 }
 
-// mentionsGitHubAPI reports a GitHub API URL (github.com's or an Enterprise /api/v3).
-func mentionsGitHubAPI(words []string) bool {
-	for _, w := range words {
-		if lw := strings.ToLower(w); strings.Contains(lw, "api.github.com") || strings.Contains(lw, "/api/v3/") || strings.Contains(lw, "/api/graphql") {
-			return true
-		}
+// uploadFiles classifies a tool whose publishing subcommands (one of subs) upload
+// the files named after them (twine upload dist/*, gem push x.gem, nuget push
+// x.nupkg): the files' projects decide.
+func uploadFiles(prog string, rest []string, dir string, subs []string, valued ...string) Classification {
+	ops := make(map[string]string, len(subs))
+	for _, s := range subs {
+		ops[s] = OpRegistryUpload
 	}
-	return false
+	c := subcommandTool(prog, rest, dir, ops, valued...)
+	if c.Op == "" {
+		return c
+	}
+	pos := newArgs(rest, valued...).positionals()
+	return withArtifacts(c, dir, pos[1:], true)
 }
 
-// distProject is the project whose built files are uploaded: the folder above the
-// dist/ (or wheelhouse/, target/wheels/) folder that the first file lies in, or dir.
-func distProject(dir string, files []string) string {
-	for _, f := range files {
-		p := filepath.ToSlash(resolve(dir, f))
-		for _, marker := range []string{"/dist/", "/wheelhouse/", "/target/wheels/"} {
-			if i := strings.LastIndex(p, marker); i > 0 {
-				return filepath.FromSlash(p[:i])
+// classifyPub: dart pub publish, flutter pub publish and pub publish (lish and lush
+// are pub's own aliases), rehearsed with --dry-run or -n.
+func classifyPub(prog string, rest []string, dir string) Classification {
+	a := newArgs(rest, "-C", "--directory", "--server", "--ignore-warnings")
+	pos := a.positionals()
+	if prog != "pub" {
+		if len(pos) == 0 || pos[0] != "pub" {
+			return nothing(dir, prog+" publishes only with pub publish", prog)
+		}
+		pos = pos[1:]
+	}
+	if len(pos) == 0 || pos[0] != "publish" && pos[0] != "lish" && pos[0] != "lush" {
+		return nothing(dir, prog+" publishes only with pub publish", prog)
+	}
+	base := dir
+	if d, ok := a.value("-C", "--directory"); ok && d != "" {
+		base = resolve(dir, d)
+	}
+	c := known(OpRegistryUpload, prog+" pub publish uploads the package to pub.dev", base, prog, "pub", "publish")
+	if a.flag("--dry-run", "-n") {
+		c.DryRun, c.Why = true, prog+" pub publish --dry-run uploads nothing"
+	}
+	return c
+}
+
+// hexPublish: mix hex.publish and rebar3 hex publish (or cut) upload to hex.pm.
+func hexPublish(prog string, rest []string, dir, task string) Classification {
+	pos := newArgs(rest, "-r", "--repo", "--organization", "--replace", "--revert", "--app", "-a").positionals()
+	publishes := len(pos) > 0 && pos[0] == task && (prog == "mix" || len(pos) > 1 && (pos[1] == "publish" || pos[1] == "cut"))
+	if !publishes {
+		return nothing(dir, prog+" publishes only with "+task+" publish", prog)
+	}
+	c := known(OpRegistryUpload, prog+" "+strings.Join(pos[:min(2, len(pos))], " ")+" uploads the package to hex.pm", dir, prog, task)
+	if newArgs(rest).flag("--dry-run") {
+		c.DryRun, c.Why = true, prog+" "+task+" --dry-run uploads nothing"
+	}
+	return c
+}
+
+// classifySetupPy: python setup.py ... upload (register, upload_docs) is the old way
+// to upload to PyPI. Any other python command is a program guard does not know.
+func classifySetupPy(prog string, rest []string, dir string) Classification {
+	for i, w := range rest {
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		if programName(w) != "setup.py" {
+			break
+		}
+		for _, cmd := range rest[i+1:] {
+			if cmd == "upload" || cmd == "register" || cmd == "upload_docs" {
+				return known(OpRegistryUpload, "setup.py "+cmd+" uploads to the package index", dir, prog, "setup.py", cmd)
 			}
 		}
+		return nothing(dir, "setup.py uploads only with upload, register or upload_docs", prog, "setup.py")
 	}
-	return dir
+	return Classification{ProjectDir: dir, Why: fmt.Sprintf("guard does not know whether %q publishes anything", prog), Words: commandWords(append([]string{prog}, rest...))}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -75,15 +76,10 @@ func RunPublish(opts PublishOptions) error {
 		return exitWith(code)
 	}
 
-	// The project's own .guard.toml (owner, host, require_public) governs.
-	project, err := guard.ResolveSubject(env, c.ProjectDir, guard.Identity{})
-	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
-	}
-	if opts.Identity == (guard.Identity{}) {
-		opts.Identity = project.Identity
-	}
-	d, err := guard.CheckPublication(guard.NewPolicy(env, opts.Identity), c.ProjectDir, c.Op, project.Config)
+	// Every project the command publishes decides: the one it acts on, and those of
+	// the artifacts it uploads (npm publish ../priv/pkg.tgz). Each project's own
+	// .guard.toml (owner, host, require_public) governs it.
+	d, err := decideAll(env, opts.Identity, c)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
@@ -131,6 +127,49 @@ func RunPublish(opts PublishOptions) error {
 		return guard.Silent(guard.ExitRefused)
 	}
 	return nil
+}
+
+// decideAll is the publication decision for every project of c: the first
+// project's decision, refused when any project's is, with the warnings and refusals
+// of all and the PUBLIC.txt markers of all (their checks run before and their chores
+// after the command, each marker once). Who publishes is id, else each project's
+// configured identity.
+func decideAll(env *guard.Env, id guard.Identity, c Classification) (*guard.PublicationDecision, error) {
+	projects := c.Projects
+	if len(projects) == 0 {
+		projects = []string{c.ProjectDir}
+	}
+	var all *guard.PublicationDecision
+	for _, project := range projects {
+		subject, err := guard.ResolveSubject(env, project, guard.Identity{})
+		if err != nil {
+			return nil, err
+		}
+		who := id
+		if who == (guard.Identity{}) {
+			who = subject.Identity
+		}
+		d, err := guard.CheckPublication(guard.NewPolicy(env, who), project, c.Op, subject.Config)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = d
+			continue
+		}
+		all.Warnings = append(all.Warnings, d.Warnings...)
+		all.Refusals = append(all.Refusals, d.Refusals...)
+		for _, m := range d.Markers.Public {
+			if !slices.ContainsFunc(all.Markers.Public, func(x *guard.Marker) bool { return x.Path == m.Path }) {
+				all.Markers.Public = append(all.Markers.Public, m)
+			}
+		}
+		if !d.Locks.Allowed && all.Locks.Allowed {
+			all.Locks = d.Locks
+		}
+		all.Allowed = all.Allowed && d.Allowed
+	}
+	return all, nil
 }
 
 // approval names what approved the publication.

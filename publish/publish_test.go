@@ -376,3 +376,146 @@ func TestPublishChecksTheProjectTheCommandActsOn(t *testing.T) {
 		})
 	}
 }
+
+// issueGateExamples are the publications of issue 11's "Publishing under
+// PRIVATE.txt" class: each one, run through guard publish in a project under
+// PRIVATE.txt, must be refused without running the command.
+var issueGateExamples = []struct {
+	name string
+	args []string
+	op   string
+}{
+	{"the last --no-dry-run wins over --dry-run", []string{"npm", "publish", "--dry-run", "--no-dry-run"}, OpRegistryUpload},
+	{"the last -Dmaven.deploy.skip wins", []string{"mvn", "deploy", "-Dmaven.deploy.skip=true", "-Dmaven.deploy.skip=false"}, OpRegistryUpload},
+	{"poetry run twine upload", []string{"poetry", "run", "twine", "upload", "dist/x.whl"}, OpRegistryUpload},
+	{"uv run twine upload", []string{"uv", "run", "--with", "twine", "twine", "upload", "dist/x.whl"}, OpRegistryUpload},
+	{"hatch run twine upload", []string{"hatch", "run", "twine", "upload", "dist/x.whl"}, OpRegistryUpload},
+	{"lerna exec -- npm publish", []string{"lerna", "exec", "--", "npm", "publish"}, OpRegistryUpload},
+	{"pnpm recursive publish", []string{"pnpm", "recursive", "publish"}, OpRegistryUpload},
+	{"pnpm -r publish", []string{"pnpm", "-r", "publish"}, OpRegistryUpload},
+	{"yarn workspaces foreach npm publish", []string{"yarn", "workspaces", "foreach", "-A", "--include", "@o/a", "npm", "publish"}, OpRegistryUpload},
+	{"docker compose build --push", []string{"docker", "compose", "build", "--push"}, OpRegistryUpload},
+	{"docker compose push", []string{"docker", "compose", "push"}, OpRegistryUpload},
+	{"docker buildx build --push", []string{"docker", "buildx", "build", "--push", "-t", "ghcr.io/o/app", "."}, OpRegistryUpload},
+	{"gradle publishToMavenCentral", []string{"./gradlew", "publishToMavenCentral"}, OpRegistryUpload},
+	{"gradle publishPlugins", []string{"./gradlew", "publishPlugins"}, OpRegistryUpload},
+	{"gradle closeAndReleaseRepository", []string{"./gradlew", "closeAndReleaseRepository"}, OpRegistryUpload},
+	{"mvn jib:build", []string{"mvn", "compile", "jib:build"}, OpRegistryUpload},
+	{"gh api creating a release", []string{"gh", "api", "repos/o/r/releases", "-f", "tag_name=v1"}, OpPublishRelease},
+	{"gh api un-drafting a release", []string{"gh", "api", "-X", "PATCH", "repos/o/r/releases/1", "-F", "draft=false"}, OpPublishRelease},
+	{"gh api visibility=public", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-f", "visibility=public"}, OpVisibilityPublic},
+	{"gh api visibility from a file", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-F", "visibility=@visibility.txt"}, OpVisibilityPublic},
+	{"gh api visibility from a file that cannot be read", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-F", "visibility=@missing.txt"}, OpVisibilityPublic},
+	{"gh api graphql mutation from a file", []string{"gh", "api", "graphql", "-F", "query=@mutation.graphql"}, OpVisibilityPublic},
+	{"gh api graphql query from standard input", []string{"gh", "api", "graphql", "-F", "query=@-"}, OpVisibilityPublic},
+}
+
+func TestPublishRefusesEveryGateExampleUnderPrivate(t *testing.T) {
+	for _, tc := range issueGateExamples {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			for _, name := range []string{"mvn", "poetry", "uv", "hatch", "lerna", "pnpm", "yarn", "docker", "twine"} {
+				w.standIn(name, `echo "`+name+` $*" >> "$RECORD"`)
+			}
+			w.write("gradlew", "#!/bin/sh\necho \"gradlew $*\" >> \"$RECORD\"\n")
+			require.NoError(t, os.Chmod(filepath.Join(w.root, "gradlew"), 0o755))
+			w.write("visibility.txt", "public\n")
+			w.write("mutation.graphql", `mutation { createRepository(input: {name: "x", visibility: PUBLIC}) { repository { url } } }`)
+			w.write("PRIVATE.txt", "Not before the audit (ask carol).\n")
+
+			c, err := Classify(tc.args, w.root, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.op, c.Op, c.Why)
+			assert.True(t, c.Publishes(), c.Why)
+
+			code := w.publish(PublishOptions{}, tc.args...)
+			assert.Equal(t, 1, code, w.stderr.String())
+			assert.Nil(t, w.ran(), "the command must not run")
+			assert.Contains(t, w.stderr.String(), "refused "+tc.op+" of "+w.root)
+			assert.Contains(t, w.stderr.String(), "| Not before the audit (ask carol).")
+		})
+	}
+}
+
+func TestPublishChecksTheProjectOfAnUploadedArtifact(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"npm publish of a private project's tarball", []string{"npm", "publish", "../priv/pkg-1.0.0.tgz"}},
+		{"gem push of a private project's gem", []string{"gem", "push", "../priv/x-1.0.0.gem"}},
+		{"uv publish of a private project's dist", []string{"uv", "publish", "../priv/dist/x-1.0-py3-none-any.whl", "../priv/dist/x-1.0.tar.gz"}},
+		{"uv publish of a pattern the shell did not expand", []string{"uv", "publish", "../priv/dist/*"}},
+		{"dotnet nuget push of a private project's package", []string{"dotnet", "nuget", "push", "../priv/bin/Release/x.1.0.0.nupkg", "--source", "https://api.nuget.org/v3/index.json"}},
+		{"twine upload of a private project's dist", []string{"twine", "upload", "../priv/dist/x-1.0.tar.gz"}},
+		{"twine upload of a free and a private project's dist", []string{"twine", "upload", "dist/y-1.0.tar.gz", "../priv/dist/x-1.0.tar.gz"}},
+		{"gh release create with a private project's asset", []string{"gh", "release", "create", "v1", "../priv/dist/x-1.0.tar.gz#the x archive"}},
+		{"gh release upload of a private project's asset", []string{"gh", "release", "upload", "v1", "../priv/dist/x-1.0.tar.gz"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			for _, name := range []string{"gem", "uv", "dotnet", "twine"} {
+				w.standIn(name, `echo "`+name+` $*" >> "$RECORD"`)
+			}
+			w.write("PUBLIC.txt", "approved\n")
+			w.write("dist/y-1.0.tar.gz", "y")
+			priv := filepath.Join(filepath.Dir(w.root), "priv")
+			for _, f := range []string{"pkg-1.0.0.tgz", "x-1.0.0.gem", "dist/x-1.0-py3-none-any.whl", "dist/x-1.0.tar.gz", "bin/Release/x.1.0.0.nupkg"} {
+				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(priv, f)), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(priv, f), []byte("x"), 0o644))
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(priv, "PRIVATE.txt"), []byte("priv stays in-house\n"), 0o644))
+
+			code := w.publish(PublishOptions{}, tc.args...)
+			assert.Equal(t, 1, code, w.stderr.String())
+			assert.Nil(t, w.ran(), "the command must not run")
+			assert.Contains(t, w.stderr.String(), "of "+priv)
+			assert.Contains(t, w.stderr.String(), "| priv stays in-house")
+
+			// The same command with the artifact's project approved runs.
+			require.NoError(t, os.Rename(filepath.Join(priv, "PRIVATE.txt"), filepath.Join(priv, "PUBLIC.txt")))
+			code = w.publish(PublishOptions{}, tc.args...)
+			assert.Equal(t, 0, code, w.stderr.String())
+			assert.Len(t, w.ran(), 1)
+		})
+	}
+}
+
+func TestPublishRunsHelpUnderPrivate(t *testing.T) {
+	for _, args := range [][]string{
+		{"gh", "release", "create", "--help"},
+		{"npm", "publish", "--help"},
+		{"npm", "publish", "-h"},
+		{"gh", "api", "repos/o/r/releases", "-f", "tag_name=v1", "--help"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			w := newWorld(t)
+			w.write("PRIVATE.txt", "never\n")
+			assert.Equal(t, 0, w.publish(PublishOptions{}, args...), w.stderr.String())
+			assert.Equal(t, []string{strings.Join(args, " ")}, w.ran())
+		})
+	}
+	// A --help that an option takes as its value is no help: the release is made.
+	w := newWorld(t)
+	w.write("PRIVATE.txt", "never\n")
+	assert.Equal(t, 1, w.publish(PublishOptions{}, "gh", "release", "create", "v1", "--notes", "--help"))
+	assert.Nil(t, w.ran())
+}
+
+func TestPublishRefusesWhatItCannotReadWithTheConfigLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"poetry", "run", "./release.sh"},
+		{"uv", "run", "scripts/release.py"},
+		{"npx", "some-release-tool"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			w := newWorld(t)
+			w.write("PUBLIC.txt", "")
+			assert.Equal(t, 2, w.publish(PublishOptions{}, args...))
+			assert.Nil(t, w.ran())
+			assert.Contains(t, w.stderr.String(), "guard: refused: cannot tell what")
+			assert.Contains(t, w.stderr.String(), "[publish.commands]")
+		})
+	}
+}
