@@ -85,6 +85,7 @@ const (
 	ExitUsage   = 2 // usage error, bad input or config, internal error (hooks fail closed)
 	ExitLost    = 3 // guard lock lost a contest and removed its own lock
 	ExitAsk     = 4 // guard permissions answered ask
+	ExitLostRun = 5 // guard run lost its lock while COMMAND ran, and stopped COMMAND
 )
 
 // ExitError carries a command's exit code. main prints Err (when non-nil) on stderr and

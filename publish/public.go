@@ -15,6 +15,7 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/atomicfile"
+	"github.com/guardlocks/guard/internal/execpath"
 	"github.com/guardlocks/guard/internal/filelock"
 	"github.com/guardlocks/guard/internal/gitrun"
 )
@@ -41,7 +42,7 @@ func (s shell) run(kind, command, dir, marker string) (int, error) {
 	case err == nil:
 		return 0, nil
 	case errors.As(err, &ee):
-		return exitStatus(ee.ProcessState), nil
+		return execpath.ExitStatus(ee.ProcessState), nil
 	default:
 		return -1, fmt.Errorf("%s %q in %s: %w", kind, command, dir, err)
 	}
@@ -104,7 +105,7 @@ func choreRecordPath(dir string, environ []string) string {
 // gitIn runs git in dir with the allowlisted part of environ (the environment of the
 // wrapped command).
 func gitIn(dir string, environ []string) gitrun.Git {
-	return gitrun.New(dir, func(k string) string { return environValue(environ, k) })
+	return gitrun.New(dir, func(k string) string { return execpath.Value(environ, k) })
 }
 
 // loadChoreRecord reads a record; a missing file is an empty record. A record that

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/execpath"
 )
 
 // PublishOptions are the inputs of `guard publish`.
@@ -211,7 +211,7 @@ func writePlan(env *guard.Env, opts PublishOptions, c Classification, d *guard.P
 // signal ended it). The program is looked up in the PATH of opts.Environ.
 func runWrapped(opts PublishOptions) (int, error) {
 	env := opts.Env
-	prog, err := lookPath(opts.Args[0], env.Dir, environValue(opts.Environ, "PATH"))
+	prog, err := execpath.Look(opts.Args[0], env.Dir, execpath.Value(opts.Environ, "PATH"))
 	if err != nil {
 		return 0, guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
@@ -241,18 +241,10 @@ func runWrapped(opts PublishOptions) (int, error) {
 	case err == nil:
 		return 0, nil
 	case errors.As(err, &ee):
-		return exitStatus(ee.ProcessState), nil
+		return execpath.ExitStatus(ee.ProcessState), nil
 	default:
 		return 0, guard.Exitf(guard.ExitUsage, "publish: %s: %w", opts.Args[0], err)
 	}
-}
-
-// exitStatus is a finished process's exit code as a shell reports it.
-func exitStatus(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // signalNumber is s's number (SIGTERM's for a signal that has none).
@@ -268,50 +260,6 @@ func exitWith(code int) error {
 		return nil
 	}
 	return guard.Silent(code)
-}
-
-// lookPath finds prog as a shell would: a name with a slash is a path (relative to
-// dir); otherwise the first executable file of that name in path.
-func lookPath(prog, dir, path string) (string, error) {
-	if strings.Contains(prog, "/") {
-		p := prog
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if isExecutable(p) {
-			return p, nil
-		}
-		return "", fmt.Errorf("%s: not an executable file", p)
-	}
-	for _, d := range filepath.SplitList(path) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		if p := filepath.Join(d, prog); isExecutable(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: executable not found in PATH", prog)
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
-}
-
-// environValue reads key from an environment list (the last entry wins, as for
-// exec).
-func environValue(environ []string, key string) string {
-	v := ""
-	for _, kv := range environ {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
-			v = val
-		}
-	}
-	return v
 }
 
 func indent(s, prefix string) string {

@@ -48,7 +48,7 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		// lock library (read side)
 		newScanCmd(env), newStatusCmd(env), newCheckCmd(env), newPruneCmd(env),
 		// lock library (write side)
-		newLockCmd(env), newUnlockCmd(env), newRenewCmd(env), newLockdownCmd(env),
+		newLockCmd(env), newUnlockCmd(env), newRenewCmd(env), newRunCmd(env), newLockdownCmd(env),
 		newPermissionsCmd(env), newTeamCmd(env),
 		// git
 		newHookCmd(env), newInstallCmd(env), newUninstallCmd(env), newDoctorCmd(env),

@@ -122,7 +122,7 @@ func RunLock(o LockOptions) error {
 	} else {
 		fmt.Fprintln(env.Stdout, res.Path)
 	}
-	reportClaim(env, "lock", res)
+	reportClaim(env, "lock", res, true)
 	return nil
 }
 
@@ -261,9 +261,9 @@ func hold(o LockOptions, cmd string, wait time.Duration, spec lockcore.Spec, opt
 	return &lockClaim{handle: h, out: out}, nil
 }
 
-// reportClaim says on stderr what a claim did beyond creating the lock, and the
-// fence hints a holder exports.
-func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired) {
+// reportClaim says on stderr what a claim did beyond creating the lock, and (with
+// hints) the fence hints a holder exports.
+func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired, hints bool) {
 	switch res.Action {
 	case lockcore.Renewed:
 		if len(res.Updated) > 0 {
@@ -278,7 +278,7 @@ func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired) {
 	case lockcore.Joined:
 		fmt.Fprintf(env.Stderr, "guard %s: team lock of this host already held by %s; joined it (check in with guard team checkin)\n", cmd, res.Lock.Owner)
 	}
-	if res.Fence > 0 {
+	if hints && res.Fence > 0 {
 		fmt.Fprintf(env.Stderr, "LOCK_FENCE=%d\nLOCK_FENCE_FILE=%s\n", res.Fence, res.Path)
 	}
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/cli"
+)
+
+func newRunCmd(env *guard.Env) *cobra.Command {
+	o := cli.RunOptions{LockOptions: cli.LockOptions{Env: env}}
+	var contested, noContest bool
+	cmd := &cobra.Command{
+		Use:   "run [lock flags] [--wait D] [--grace D] DIR -- COMMAND [ARGS...]",
+		Short: "Run a command while holding a lock: claim, renew, release, stop it if the lock is lost",
+		Long: `Claim the lock on DIR exactly as guard lock would (--wait included; or a
+resource with --resource URI and no DIR), then run COMMAND with stdin, stdout and
+stderr passed through and GUARD_LOCK_HELD=1, LOCK_FENCE and LOCK_FENCE_FILE in its
+environment. The lock is renewed at half its lifetime and released when COMMAND
+exits; guard exits with COMMAND's code (128+N for signal N). SIGINT, SIGTERM and
+SIGHUP go to COMMAND; the lock is released once it has exited.
+
+If the lock is lost while COMMAND runs (the file removed or replaced, its fence
+changed, a renewal refused), COMMAND and its process group get SIGTERM, then
+SIGKILL after --grace (default 10s), and guard exits 5. A refused claim runs
+nothing: 1 (3 for a lost contest). COMMAND not found: 127.`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if dash < 0 {
+				return guard.Exitf(guard.ExitUsage, "run: COMMAND goes after --: guard run [flags] DIR -- COMMAND [ARGS...]")
+			}
+			switch {
+			case dash > 1:
+				return guard.Exitf(guard.ExitUsage, "run: one DIR before --, got %d", dash)
+			case dash == 1:
+				o.Dir = args[0]
+			case o.Resource == "":
+				return guard.Exitf(guard.ExitUsage, "run: no DIR before -- (or --resource URI)")
+			}
+			o.Args = args[dash:]
+			o.Contest = contestChoice(contested, noContest)
+			o.Environ = os.Environ()
+			// guard stays alive while COMMAND runs, to renew and release the lock;
+			// COMMAND gets the signals.
+			sigs := make(chan os.Signal, 4)
+			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer signal.Stop(sigs)
+			o.Signals = sigs
+			return cli.RunRun(o)
+		},
+	}
+	addClaimFlags(cmd, &o.LockOptions, &contested, &noContest)
+	cmd.Flags().StringVar(&o.Grace, "grace", "10s", "after SIGTERM to a command whose lock was lost, SIGKILL follows after `DURATION`")
+	return cmd
+}

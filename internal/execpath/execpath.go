@@ -1,0 +1,66 @@
+// Package execpath is what a wrapper of other programs (guard publish, guard run)
+// needs to run one as a shell would: the program found in the PATH of the
+// environment it will get rather than in guard's own, and its exit code as a shell
+// reports it.
+package execpath
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Look finds prog as a shell would: a name with a slash is a path (relative to dir);
+// otherwise the first executable file of that name in path (a list; empty or
+// relative entries are taken from dir).
+func Look(prog, dir, path string) (string, error) {
+	if strings.Contains(prog, "/") {
+		p := prog
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if isExecutable(p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("%s: not an executable file", p)
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		if p := filepath.Join(d, prog); isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: executable not found in PATH", prog)
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// Value reads key from an environment list (the last entry wins, as for exec).
+func Value(environ []string, key string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+// ExitStatus is a finished process's exit code as a shell reports it: 128+N when
+// signal N ended it.
+func ExitStatus(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
