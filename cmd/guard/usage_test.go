@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,4 +63,20 @@ func TestCompletionOffersValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// guard man writes one page per command, for the release archives.
+func TestManWritesAPagePerCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, code := runGuard(t, dir, nil, "man", "pages")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, "pages\n", out)
+	for _, page := range []string{"guard.1", "guard-check.1", "guard-hook-pre-push.1", "guard-agent-install.1"} {
+		data, err := os.ReadFile(filepath.Join(dir, "pages", page))
+		if assert.NoError(t, err, page) {
+			assert.Contains(t, string(data), ".TH \"GUARD\" \"1\"", page)
+		}
+	}
+	check, _ := os.ReadFile(filepath.Join(dir, "pages", "guard-check.1"))
+	assert.Contains(t, string(check), `\fBguard check [--op OP] PATH... [flags]\fP`)
 }
