@@ -98,6 +98,9 @@ func RunInstall(ctx context.Context, o Options) error {
 	if exe == "" || !filepath.IsAbs(exe) {
 		return guard.Exitf(guard.ExitUsage, "install: cannot tell where the guard binary is (%q)", exe)
 	}
+	if temporaryBuild(exe) {
+		fmt.Fprintf(o.Env.Stderr, "guard: warning: %s is a temporary binary built by go run; the hooks will fail closed once Go removes it. Install guard first (go install ./cmd/guard) and run guard install from the installed binary.\n", exe)
+	}
 	r, err := gitrun.OpenRepo(ctx, gitrun.New(o.dir(), o.Env.Env))
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "install: %w", err)

@@ -1,0 +1,17 @@
+package install
+
+import "testing"
+
+func TestTemporaryBuild(t *testing.T) {
+	for exe, want := range map[string]bool{
+		"/tmp/go-build3170422712/b001/exe/guard":      true,
+		"/var/folders/x/T/go-build123/b001/exe/guard": true,
+		"/home/a/go/bin/guard":                        false,
+		"/usr/local/bin/guard":                        false,
+		"/tmp/go-build-cache/guard":                   false,
+	} {
+		if got := temporaryBuild(exe); got != want {
+			t.Errorf("temporaryBuild(%q) = %v, want %v", exe, got, want)
+		}
+	}
+}
