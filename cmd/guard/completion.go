@@ -4,18 +4,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/agent"
+	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/install"
 )
-
-// knownOps are the operations completion offers for --op (any other word is allowed
-// too; these are the ones guard's gates use).
-var knownOps = []string{"edit", "commit", "push", "release-tag", "publish-release", "registry-upload", "visibility-public"}
 
 // flagValues are the values shell completion offers, by flag name, wherever a command
 // has that flag. One table, so that a new command with --op or --mode completes without
 // wiring of its own.
 var flagValues = map[string][]string{
-	"op":     knownOps,
+	"op":     guard.KnownOps,
 	"format": {"text", "json", "github"},
 	"hooks":  install.Hooks,
 	"mode":   {"hard", "soft"},

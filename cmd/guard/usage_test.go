@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/guardlocks/guard/guard"
 )
 
 // Usage errors name the command, say what it takes and where the help is (cobra's bare
@@ -44,8 +46,8 @@ func TestCompletionOffersValues(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"check", "--op", ""}, knownOps},
-		{[]string{"ci", "--op", ""}, knownOps},
+		{[]string{"check", "--op", ""}, guard.KnownOps},
+		{[]string{"ci", "--op", ""}, guard.KnownOps},
 		{[]string{"ci", "--format", ""}, []string{"text", "json", "github"}},
 		{[]string{"install", "--hooks", ""}, []string{"pre-commit", "pre-push"}},
 		{[]string{"lock", "--mode", ""}, []string{"hard", "soft"}},
