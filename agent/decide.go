@@ -297,35 +297,6 @@ func (d *decider) unreadable(a *BashAnalysis) {
 	}
 }
 
-// nearLock names the first active lock that would refuse the agent in the command's
-// working tree: its project (the repository that holds the working directory, else
-// the directory itself), the directories above it, and everything below; "" when
-// there is none.
-func (d *decider) nearLock() string {
-	if d.near != nil {
-		return *d.near
-	}
-	root := d.subject.Top
-	if root == "" {
-		root = d.call.Cwd
-	}
-	var near string
-	dec, err := d.policy.Check(guard.Request{Ops: []string{OpEdit}, Paths: []string{root}, Descend: true})
-	switch {
-	case err != nil:
-		near = fmt.Sprintf("%s (guard could not look for locks there: %v)", root, err)
-	case !dec.Allowed:
-		b := dec.Blocking[0]
-		if b.Lock != nil {
-			near = fmt.Sprintf("%s (held by %s)", b.Lock.Path, b.Lock.Owner)
-		} else {
-			near = fmt.Sprintf("%s (%s)", b.Path, b.Reason)
-		}
-	}
-	d.near = &near
-	return near
-}
-
 func appendNew(list []string, s string) []string {
 	for _, x := range list {
 		if x == s {

@@ -21,9 +21,15 @@ func BenchmarkAnalyzeBash1MiB(b *testing.B) {
 	for _, s := range shapes {
 		b.Run(s.name, func(b *testing.B) {
 			b.SetBytes(int64(len(s.command)))
+			unread := 0
+			start := cpuTime()
 			for b.Loop() {
-				AnalyzeBash(s.command, dir, "/h", nil)
+				if len(AnalyzeBash(s.command, dir, "/h", nil).Unjudged) > 0 {
+					unread++
+				}
 			}
+			b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(unread)/float64(b.N), "unread/op")
 		})
 	}
 }

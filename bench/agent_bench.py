@@ -7,6 +7,7 @@ exist yet (the deep path) or files guard is only asked about.
 """
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,14 +60,37 @@ cases = [
      hook_input("Write", {"file_path": os.path.join(repo, "d0500", "f000.txt"), "content": "x"}), "deny"),
     ("Bash, redirect + git, allowed", ["agent-hook", "claude"],
      hook_input("Bash", {"command": "echo x > d0499/out.txt && git status --short | head"}), ""),
+    ("Bash, script of 40 commands, allowed", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "set -e\n" + "".join(
+         "if [ -f d0499/f%03d.txt ]; then grep -n content d0499/f%03d.txt | sort > d0499/o%03d.txt; fi\n" % (i, i, i)
+         for i in range(40))}), ""),
+    ("Bash, glob + brace over d04*, allowed", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "touch d04{1,2}*/new.txt && rm -f d0499/*.tmp"}), ""),
+    ("Bash, unreadable near a lock, ask", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "ask"),
+    # The locks' own owner: none refuses, so the whole tree is searched for one.
+    ("Bash, unreadable, no refusing lock", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "", {"GUARD_OWNER": "someone-else"}),
 ]
 
 times = {name: [] for name, *_ in cases}
+# CPU time (user + system) of each run, from the children's rusage: on a loaded
+# machine the wall times mostly measure the waits for a CPU.
+cpu = {name: [] for name, *_ in cases}
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
 for _ in range(runs):
-    for name, args, stdin, expect in cases:
+    for name, args, stdin, expect, *extra in cases:
+        case_env = dict(env, **extra[0]) if extra else env
+        c0 = children_cpu()
         t0 = time.perf_counter()
-        p = subprocess.run([guard, *args], input=stdin, cwd=repo, env=env, capture_output=True)
+        p = subprocess.run([guard, *args], input=stdin, cwd=repo, env=case_env, capture_output=True)
         times[name].append(time.perf_counter() - t0)
+        cpu[name].append(children_cpu() - c0)
         if p.returncode != 0:
             sys.exit("%s: exit %d: %s" % (name, p.returncode, p.stderr.decode()))
         if expect is not None:
@@ -75,7 +99,9 @@ for _ in range(runs):
                 sys.exit("%s: decision %r, want %r" % (name, got, expect))
 
 base = statistics.median(times["version"])
-print("repository: %s (%d files), %d rounds, medians" % (repo, count, runs))
+cbase = statistics.median(cpu["version"])
+print("repository: %s (%d files), %d rounds, medians (wall; CPU user+system)" % (repo, count, runs))
 for name, *_ in cases:
     med = statistics.median(times[name])
-    print("  %-34s %7.2f ms  %5.2fx version" % (name, med * 1000, med / base))
+    cmed = statistics.median(cpu[name])
+    print("  %-38s %8.2f ms %6.2fx version | cpu %7.2f ms %6.2fx" % (name, med * 1000, med / base, cmed * 1000, cmed / cbase if cbase else 0))
