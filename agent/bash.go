@@ -42,10 +42,12 @@ type Effect struct {
 }
 
 // ClassifyFunc tells which publication operation a command (program first) performs
-// when run in dir: op is "" when it publishes nothing; project is the directory of the
-// project it acts on; dryRun marks a form that only rehearses. The publish package
-// provides it (agent and publish are siblings, so cmd/guard wires it in).
-type ClassifyFunc func(args []string, dir string) (op, project string, dryRun bool, err error)
+// when run in dir: op is "" when it publishes nothing; projects are the directories of
+// the projects it publishes (the one it acts on first, then those of the artifacts it
+// uploads: npm publish ../priv/pkg.tgz publishes ../priv); dryRun marks a form that
+// only rehearses. The publish package provides it (agent and publish are siblings, so
+// cmd/guard wires it in).
+type ClassifyFunc func(args []string, dir string) (op string, projects []string, dryRun bool, err error)
 
 // BashAnalysis is what guard could read from a shell command.
 type BashAnalysis struct {
@@ -606,15 +608,18 @@ func (c *command) run(words []shellWord) string {
 	name := cmdline.Program(real[0].Text)
 	if a.classify != nil && c.cwd != "" {
 		args := append([]string{name}, u.Argv[1:]...)
-		op, project, dry, err := a.classify(args, c.cwd)
+		op, projects, dry, err := a.classify(args, c.cwd)
 		switch {
 		case err != nil:
 			a.cannot("whether " + quoteCmd(c.text) + " publishes: " + err.Error())
 		case op != "":
-			if project == "" {
-				project = c.cwd
+			if len(projects) == 0 {
+				projects = []string{c.cwd}
 			}
-			a.effect(Effect{Op: op, Path: project, Command: c.text, DryRun: dry, Publication: true})
+			// Each project it publishes decides (an artifact's own project too).
+			for _, project := range projects {
+				a.effect(Effect{Op: op, Path: project, Command: c.text, DryRun: dry, Publication: true})
+			}
 		}
 	}
 	if name == "cd" || name == "pushd" {

@@ -129,12 +129,12 @@ func TestAnalyzeBashLeavesWhatItCannotReadUnjudged(t *testing.T) {
 
 func TestAnalyzeBashAsksTheClassifierAboutEverySimpleCommand(t *testing.T) {
 	var seen [][]string
-	classify := func(args []string, dir string) (string, string, bool, error) {
+	classify := func(args []string, dir string) (string, []string, bool, error) {
 		seen = append(seen, args)
 		if args[0] == "npm" && len(args) > 1 && args[1] == "publish" {
-			return "registry-upload", "", strings.Contains(strings.Join(args, " "), "--dry-run"), nil
+			return "registry-upload", nil, strings.Contains(strings.Join(args, " "), "--dry-run"), nil
 		}
-		return "", "", false, nil
+		return "", nil, false, nil
 	}
 	got := AnalyzeBash("cd pkg && npm publish --dry-run; /usr/bin/npm publish", "/w", "", classify)
 	assert.Equal(t, []string{"registry-upload /w/pkg (dry run)", "registry-upload /w/pkg"}, effectStrings(got))
@@ -145,8 +145,8 @@ func TestAnalyzeBashAsksTheClassifierAboutEverySimpleCommand(t *testing.T) {
 }
 
 func TestAnalyzeBashSaysWhenItCannotTellWhetherACommandPublishes(t *testing.T) {
-	broken := func([]string, string) (string, string, bool, error) {
-		return "", "", false, errors.New("/w/.guard.toml:2: bad value")
+	broken := func([]string, string) (string, []string, bool, error) {
+		return "", nil, false, errors.New("/w/.guard.toml:2: bad value")
 	}
 	a := AnalyzeBash("npm publish", "/w", "/home/u", broken)
 	assert.Empty(t, a.Effects)

@@ -86,16 +86,16 @@ func fixtureEnv(root, stdin string, getenv map[string]string) (*guard.Env, *byte
 }
 
 // fakeClassify stands in for the publish package's classifier.
-func fakeClassify(args []string, dir string) (string, string, bool, error) {
+func fakeClassify(args []string, dir string) (string, []string, bool, error) {
 	if len(args) >= 2 && args[0] == "npm" && args[1] == "publish" {
 		for _, a := range args[2:] {
 			if a == "--dry-run" {
-				return "registry-upload", dir, true, nil
+				return "registry-upload", []string{dir}, true, nil
 			}
 		}
-		return "registry-upload", dir, false, nil
+		return "registry-upload", []string{dir}, false, nil
 	}
-	return "", "", false, nil
+	return "", nil, false, nil
 }
 
 // TestRecordedHookInputs feeds every testdata/agent/<agent>-*.json (a hook input as the
@@ -178,7 +178,7 @@ func TestAPanicWhileDecidingIsADenial(t *testing.T) {
 	root := fixtureTree(t)
 	in := `{"session_id":"s","cwd":"` + root + `/repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm publish"}}`
 	env, out, _ := fixtureEnv(root, in, nil)
-	boom := func([]string, string) (string, string, bool, error) { panic("classifier bug") }
+	boom := func([]string, string) (string, []string, bool, error) { panic("classifier bug") }
 	require.NoError(t, RunHook(HookOptions{Env: env, Agent: Claude, Classify: boom}))
 	assert.Equal(t, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guard: internal error (classifier bug); guard refuses when it cannot decide (fail closed). Please report it."}}`+"\n", out.String())
 }

@@ -36,15 +36,15 @@ Always exit 0, except for an unknown agent (2).`,
 // two packages are siblings and do not import each other), reading the command with
 // the configuration of the directory it runs in, as guard publish does.
 func classifyPublication(env *guard.Env) agent.ClassifyFunc {
-	return func(args []string, dir string) (op, project string, dryRun bool, err error) {
+	return func(args []string, dir string) (op string, projects []string, dryRun bool, err error) {
 		subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 		if err != nil {
-			return "", "", false, err
+			return "", nil, false, err
 		}
 		c, err := publish.Classify(args, dir, subject.Config)
 		if err != nil {
-			return "", "", false, err
+			return "", nil, false, err
 		}
-		return c.Op, c.ProjectDir, c.DryRun, nil
+		return c.Op, c.Projects, c.DryRun, nil
 	}
 }

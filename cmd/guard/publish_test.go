@@ -184,6 +184,8 @@ func TestAgentHookPublicationGates(t *testing.T) {
 		{"lerna exec -- npm publish", repo, "lerna exec -- npm publish", "deny"},
 		{"gh api creating a release", repo, "gh api repos/o/r/releases -f tag_name=v1", "deny"},
 		{"a private project's tarball published from outside", free, "npm publish ../" + filepath.Base(repo) + "/pkg-1.0.0.tgz", "deny"},
+		{"a private project's file as a release asset from outside", free, "gh release create v1 notes.md ../" + filepath.Base(repo) + "/pkg-1.0.0.tgz", "deny"},
+		{"a free project's release from outside", free, "gh release create v1", ""},
 		{"gh release create --help", repo, "gh release create --help", ""},
 		{"npm publish --help", repo, "npm publish --help", ""},
 	}
