@@ -606,6 +606,12 @@ func (c *command) run(words []shellWord) string {
 		return after
 	}
 	name := cmdline.Program(real[0].Text)
+	if cmdline.IsWrapper(name) {
+		// cmdline stops after a bounded chain (env env env ...): what runs after it is
+		// not read.
+		a.cannot(quoteCmd(c.full) + " has more wrappers than guard follows")
+		return after
+	}
 	if a.classify != nil && c.cwd != "" {
 		args := append([]string{name}, u.Argv[1:]...)
 		op, projects, dry, err := a.classify(args, c.cwd)

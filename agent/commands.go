@@ -17,7 +17,7 @@ import (
 // readOnly are programs that write no file of their own accord (their output goes to
 // stdout, whose redirections are read separately).
 var readOnly = setOf(
-	":", "[", "[[", "alias", "arch", "basename", "bc", "break", "cal", "cat", "cksum", "clear",
+	":", "[", "[[", "arch", "basename", "bc", "break", "cal", "cat", "cksum", "clear",
 	"cmp", "column", "comm", "continue", "cut", "date", "dc", "df", "diff", "dig", "dir",
 	"dirname", "du", "echo", "egrep", "env", "exit", "expand", "expr", "false", "fd", "fdfind",
 	"fgrep", "file", "fmt", "fold", "free", "getconf", "getopts", "grep", "groups", "hash",
@@ -28,7 +28,7 @@ var readOnly = setOf(
 	"readelf", "readlink", "realpath", "return", "rev", "rg", "ag", "ack", "sha1sum",
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "set", "seq", "shift", "shopt",
 	"size", "sleep", "stat", "strings", "sum", "tac", "tail", "test", "times", "top", "tput",
-	"tr", "trap", "tree", "true", "tsort", "tty", "type", "ulimit", "umask", "uname", "unalias",
+	"tr", "tree", "true", "tsort", "tty", "type", "ulimit", "umask", "uname", "unalias",
 	"unexpand", "uniq", "unset", "uptime", "vdir", "w", "wait", "wc", "whereis", "which", "who",
 	"whoami", "xxd", "yes", "zcat", "zgrep", "zless", "bzcat", "xzcat", "file", "cd", "pushd",
 	"popd", "dirs", "disown", "fg", "bg", "kill", "killall", "let", "local", "declare",
@@ -118,6 +118,28 @@ func (c *command) program(name, path string, args []shellWord) {
 			}
 		}
 		a.script(joinWords(args), c.cwd, c.depth+1)
+	case "trap", "alias":
+		// trap's first operand and an alias's value are shell text that runs later
+		// in this shell (on a signal or an exit; where aliases are expanded).
+		ops := operands(args, "")
+		if name == "trap" && len(ops) > 0 {
+			ops = ops[:1]
+		}
+		for _, w := range ops {
+			text := w.Text
+			if name == "alias" {
+				_, v, ok := strings.Cut(text, "=")
+				if !ok {
+					continue
+				}
+				text = v
+			}
+			if w.Dynamic {
+				a.cannot("the text of " + quoteCmd(c.text) + " is only known when it runs")
+				continue
+			}
+			a.script(text, c.cwd, c.depth+1)
+		}
 	case "source", ".":
 		a.unknown(quoteCmd(c.text) + " runs a script guard does not read")
 	case "find":
