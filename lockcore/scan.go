@@ -50,6 +50,10 @@ type ScanOptions struct {
 	// Workers is the number of directories read at once (0: twice the number of
 	// CPUs, at least 4): reading directories is mostly waiting on the kernel.
 	Workers int
+	// Also, when set, picks other files to report by name (ScanResult.Also): the
+	// sandbox needs the publication markers and configuration files of the same
+	// trees, and one walk is cheaper than two.
+	Also func(name string) bool
 }
 
 // ScanError is a directory the scanner could not read. The scan goes on without it;
@@ -73,6 +77,8 @@ type ScanResult struct {
 	Errors []*ScanError
 	// Dirs counts the directories read.
 	Dirs int
+	// Also are the paths of the files ScanOptions.Also picked, sorted.
+	Also []string
 }
 
 // Active returns the locks that still hold at now.
@@ -202,9 +208,11 @@ func (w *walker) run() *ScanResult {
 	wg.Wait()
 
 	seen := map[string]bool{}
+	var also []string
 	for _, r := range results {
 		w.dirs += r.dirs
 		w.errs = append(w.errs, r.errs...)
+		also = append(also, r.also...)
 		for _, l := range r.locks {
 			if !seen[l.Path] {
 				seen[l.Path] = true
@@ -215,13 +223,17 @@ func (w *walker) run() *ScanResult {
 	sort.Slice(w.locks, func(i, j int) bool { return w.locks[i].Path < w.locks[j].Path })
 	sort.Slice(w.errs, func(i, j int) bool { return w.errs[i].Path < w.errs[j].Path })
 	w.errs = slices.CompactFunc(w.errs, func(a, b *ScanError) bool { return a.Path == b.Path })
-	return &ScanResult{Locks: w.locks, Errors: w.errs, Dirs: w.dirs}
+	// Nested roots may list a file twice.
+	sort.Strings(also)
+	also = slices.Compact(also)
+	return &ScanResult{Locks: w.locks, Errors: w.errs, Dirs: w.dirs, Also: also}
 }
 
 type workerResult struct {
 	locks []*Lock
 	errs  []*ScanError
 	dirs  int
+	also  []string
 }
 
 func (w *walker) work(res *workerResult) {
@@ -272,7 +284,7 @@ func (w *walker) readDir(t dirTask, res *workerResult, children []dirTask) []dir
 		isDir := typ.IsDir()
 		var target fs.FileInfo
 		if typ&fs.ModeSymlink != 0 {
-			if !descend && !maybeLockName(name) {
+			if !descend && !maybeLockName(name) && (w.opts.Also == nil || !w.opts.Also(name)) {
 				return
 			}
 			st, err := os.Stat(filepath.Join(dir, name))
@@ -294,11 +306,14 @@ func (w *walker) readDir(t dirTask, res *workerResult, children []dirTask) []dir
 		default:
 			// A regular file, or a FIFO, device or socket named like a lock: ReadLock
 			// never opens the latter, and lists them as held, unread (fail closed).
-			if !maybeLockName(name) {
-				return
+			if maybeLockName(name) {
+				if l, err := ReadLock(filepath.Join(dir, name), w.opts.Loc); err == nil {
+					res.locks = append(res.locks, l)
+					return
+				}
 			}
-			if l, err := ReadLock(filepath.Join(dir, name), w.opts.Loc); err == nil {
-				res.locks = append(res.locks, l)
+			if w.opts.Also != nil && w.opts.Also(name) {
+				res.also = append(res.also, filepath.Join(dir, name))
 			}
 		}
 	})

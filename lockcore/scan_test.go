@@ -333,3 +333,33 @@ func TestScanKeepsALockInADirectoryThatCanBeListedButNotSearched(t *testing.T) {
 	assert.Equal(t, []string{filepath.Join(listable, "LOCK.txt")}, locks, "a lock whose file cannot be stat'ed still stops (fail closed)")
 	assert.Empty(t, unreadable)
 }
+
+func TestScanAlsoReportsTheFilesItWasAskedFor(t *testing.T) {
+	root := t.TempDir()
+	mkTree(t, root, map[string]string{
+		"PRIVATE.txt":            "",
+		"a/LOCK.txt":             "owner: x\n",
+		"a/b/.guard.toml":        "",
+		"a/b/c/d/PRIVATE.txt":    "", // below the depth
+		"a/LOCK.permissions.txt": "{}",
+		"other.txt":              "",
+	})
+	require.NoError(t, os.Symlink(filepath.Join(root, "PRIVATE.txt"), filepath.Join(root, "a", "b", "PUBLIC.txt")))
+	also := func(name string) bool {
+		switch name {
+		case "PRIVATE.txt", "PUBLIC.txt", ".guard.toml", "LOCK.permissions.txt":
+			return true
+		}
+		return false
+	}
+	res := lockcore.Scan([]lockcore.ScanRoot{{Path: root, MaxDepth: 2}, {Path: filepath.Join(root, "a"), MaxDepth: 1}},
+		lockcore.ScanOptions{Also: also})
+	var rel []string
+	for _, p := range res.Also {
+		r, err := filepath.Rel(root, p)
+		require.NoError(t, err)
+		rel = append(rel, filepath.ToSlash(r))
+	}
+	assert.Equal(t, []string{"PRIVATE.txt", "a/LOCK.permissions.txt", "a/b/.guard.toml", "a/b/PUBLIC.txt"}, rel)
+	assert.Equal(t, []string{"a/LOCK.txt"}, relPaths(t, root, res.Locks))
+}

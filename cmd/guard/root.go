@@ -56,6 +56,8 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		newPublishCmd(env), newPreflightCmd(env), newAuditCmd(env), newCICmd(env),
 		// coding agents
 		newAgentHookCmd(env), newAgentInstallCmd(env), newAgentUninstallCmd(env), newAgentReleaseCmd(env),
+		// kernel-enforced locks
+		newSandboxCmd(env, nil),
 	)
 	addCompletions(root)
 	return root

@@ -1,0 +1,104 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// benchTree makes a project of 10,000 leaf folders (10 x 10 x 100, each with a file)
+// and 100 locks of another owner, one in each middle folder: every middle folder is
+// then a boundary whose 99 other leaves need a rule of their own, the worst spread of
+// 100 locks for the ruleset's size.
+func benchTree(b *testing.B) string {
+	b.Helper()
+	root := b.TempDir()
+	for i := range 10 {
+		for j := range 10 {
+			for k := range 100 {
+				leaf := filepath.Join(root, fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", j), fmt.Sprintf("c%d", k))
+				if err := os.MkdirAll(leaf, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(leaf, "f.txt"), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				if k == 0 {
+					lock := "owner: alice\ncreated: 2099-01-01T00:00:00\n"
+					if err := os.WriteFile(filepath.Join(leaf, "LOCK.txt"), []byte(lock), 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	return root
+}
+
+func benchAreas(b *testing.B, root string) []string {
+	b.Helper()
+	env := &guard.Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Clock: lockcore.FixedClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)),
+		User: "bob", Hostname: "box1", Dir: root, Getenv: func(string) string { return "" }}
+	set := guard.NewPolicy(env, guard.Identity{Owner: "bob", Host: "box1"}).ReadOnlyAreas(Roots(root), nil)
+	var paths []string
+	for _, a := range set.Areas {
+		paths = append(paths, a.Path)
+	}
+	return paths
+}
+
+func needABI(b *testing.B) int {
+	abi := ABI()
+	if abi < 1 {
+		b.Skip("this kernel offers no Landlock: there is no ruleset to build")
+	}
+	return abi
+}
+
+// BenchmarkRuleset is the cost of turning the read-only areas of the tree into a
+// Landlock ruleset: the plan (listing the boundary folders) and the kernel's ruleset
+// with every rule added, not enforced.
+func BenchmarkRuleset(b *testing.B) {
+	abi := needABI(b)
+	root := benchTree(b)
+	paths := benchAreas(b, root)
+	if len(paths) != 200 {
+		b.Fatalf("want 100 areas and 100 lock files, got %d paths", len(paths))
+	}
+	b.ResetTimer()
+	var rules int
+	for b.Loop() {
+		plan, err := NewPlan(paths, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Build(plan, abi); err != nil {
+			b.Fatal(err)
+		}
+		rules = len(plan.Writable) + len(plan.WritableFiles) + 1
+	}
+	b.ReportMetric(float64(rules), "rules")
+}
+
+// BenchmarkAreasAndRuleset adds what comes before: reading every lock of the tree
+// (10,110 folders) and asking the policy for the areas.
+func BenchmarkAreasAndRuleset(b *testing.B) {
+	abi := needABI(b)
+	root := benchTree(b)
+	b.ResetTimer()
+	for b.Loop() {
+		plan, err := NewPlan(benchAreas(b, root), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Build(plan, abi); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

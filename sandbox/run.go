@@ -1,0 +1,190 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/child"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Options are the inputs of `guard sandbox`.
+type Options struct {
+	Env *guard.Env
+	// Owner and Host are --owner and --host (the identity's flags).
+	Owner, Host string
+	// Allow are --allow paths (relative to Env.Dir), exempted deliberately.
+	Allow []string
+	// BestEffort runs COMMAND unsandboxed, with a warning, where the kernel cannot
+	// sandbox it.
+	BestEffort bool
+	// Command is COMMAND and its arguments.
+	Command []string
+	// Environ is the environment COMMAND gets (GUARD_SANDBOX is added).
+	Environ []string
+	// ExtraRoots are more trees to read locks from, to their depths: the roots of the
+	// roots file (cmd/guard resolves them as guard scan does).
+	ExtraRoots []lockcore.ScanRoot
+}
+
+// Run runs COMMAND so that neither it nor anything it starts can change an area whose
+// lock refuses the identity's edit, nor a lock file, marker or configuration it does
+// not own (Roots says where guard looks). It exits with COMMAND's own code (128+N
+// for signal N; 127 when COMMAND is not found, 126 when it cannot be run, as a shell
+// says); when COMMAND fails, stderr lists the read-only areas and their locks. Where
+// the kernel cannot sandbox, it refuses (2) unless BestEffort.
+func Run(o Options) error {
+	env := o.Env
+	if len(o.Command) == 0 {
+		return guard.Exitf(guard.ExitUsage, "sandbox: name a COMMAND to run: guard sandbox [flags] -- COMMAND [ARGS...]")
+	}
+	cfg, err := guard.FindConfig(env.Dir)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
+	}
+	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
+	policy := guard.NewPolicy(env, id)
+	set := policy.ReadOnlyAreas(append(Roots(env.Dir), o.ExtraRoots...), nil)
+	for _, w := range set.Warnings {
+		fmt.Fprintf(env.Stderr, "guard sandbox: warning: %s\n", w)
+	}
+	var allow []string
+	for _, a := range o.Allow {
+		allow = append(allow, absUnder(env.Dir, a))
+	}
+	var paths []string
+	for _, a := range set.Areas {
+		paths = append(paths, a.Path)
+	}
+	plan, err := NewPlan(paths, allow)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
+	}
+	for _, u := range plan.Unlisted {
+		fmt.Fprintf(env.Stderr, "guard sandbox: warning: could not list %s; its entries stay read-only (fail closed)\n", u)
+	}
+	abi := ABI()
+	sandboxed := false
+	switch {
+	case abi < 1 && !o.BestEffort:
+		return guard.Exitf(guard.ExitUsage, "sandbox: this kernel offers no Landlock (Linux 5.13 or later with Landlock enabled at boot, e.g. lsm=...,landlock), so guard cannot make locked areas read-only; "+
+			"COMMAND was not run. Run it unsandboxed with --best-effort, or check the areas first with `guard check PATH`")
+	case abi < 1:
+		fmt.Fprintf(env.Stderr, "guard sandbox: warning: this kernel offers no Landlock; running COMMAND WITHOUT a sandbox (--best-effort)\n")
+	default:
+		if err := Enforce(plan, abi); err != nil {
+			if !o.BestEffort {
+				return guard.Exitf(guard.ExitUsage, "sandbox: could not restrict COMMAND: %w; COMMAND was not run (--best-effort runs it unsandboxed)", err)
+			}
+			fmt.Fprintf(env.Stderr, "guard sandbox: warning: could not restrict COMMAND (%v); running it WITHOUT a sandbox (--best-effort)\n", err)
+		} else {
+			sandboxed = true
+			if abi < 3 {
+				fmt.Fprintf(env.Stderr, "guard sandbox: warning: Landlock ABI %d cannot refuse truncate(2) of an existing file (ABI 3, Linux 6.2, can)\n", abi)
+			}
+		}
+	}
+	code, err := start(o, sandboxed, abi)
+	if err != nil {
+		return err
+	}
+	if code != 0 && sandboxed && len(set.Areas) > 0 {
+		explain(env.Stderr, o.Command[0], code, set, plan)
+	}
+	return guard.Silent(code)
+}
+
+// Roots are where the sandbox reads locks, besides the roots file: the project of dir
+// (the working tree that holds it, else dir itself), walked to any depth. The policy
+// adds the directories above it and the repository's other working trees.
+func Roots(dir string) []lockcore.ScanRoot {
+	top := guard.RepoTop(dir)
+	if top == "" {
+		top = dir
+	}
+	return []lockcore.ScanRoot{{Path: top, MaxDepth: math.MaxInt32}}
+}
+
+// start runs COMMAND as guard's child, in its working directory and environment.
+func start(o Options, sandboxed bool, abi int) (int, error) {
+	env := o.Env
+	path, err := exec.LookPath(o.Command[0])
+	if err != nil {
+		code := 127
+		if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
+			code = 126
+		}
+		fmt.Fprintf(env.Stderr, "guard sandbox: %s: %v\n", o.Command[0], err)
+		return code, nil
+	}
+	cmd := exec.Command(path, o.Command[1:]...)
+	cmd.Args[0] = o.Command[0]
+	cmd.Dir = env.Dir
+	level := "0"
+	if sandboxed {
+		level = strconv.Itoa(abi)
+	}
+	// GUARD_SANDBOX tells COMMAND (and an agent hook inside it) that it already runs
+	// sandboxed, and at which Landlock ABI ("0": unsandboxed, --best-effort).
+	cmd.Env = append(withoutVar(o.Environ, "GUARD_SANDBOX"), "GUARD_SANDBOX="+level)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
+	code, err := child.Run(cmd)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "guard sandbox: %s: %v\n", o.Command[0], err)
+		return 126, nil
+	}
+	return code, nil
+}
+
+// explain tells a user whose COMMAND failed which areas the sandbox kept read-only:
+// a write refused there fails with "Permission denied" (EACCES) or, for a rename or
+// link across the boundary, "Invalid cross-device link" (EXDEV).
+func explain(w io.Writer, name string, code int, set *guard.ReadOnlySet, plan *Plan) {
+	fmt.Fprintf(w, "\nguard sandbox: %s exited with status %d. The sandbox kept these areas read-only; "+
+		"a \"Permission denied\" or \"Invalid cross-device link\" there came from the sandbox, not from the file's permissions:\n", name, code)
+	set.Explain(w)
+	var folders []string
+	for _, b := range plan.Boundary {
+		if b != string(filepath.Separator) {
+			folders = append(folders, b)
+		}
+	}
+	if len(folders) > 0 {
+		const max = 20
+		fmt.Fprintf(w, "\n  Nothing can be created, removed or renamed directly in the folders that hold a read-only area (existing files there stay writable):\n")
+		for i, f := range folders {
+			if i == max {
+				fmt.Fprintf(w, "    ... and %d more\n", len(folders)-max)
+				break
+			}
+			fmt.Fprintf(w, "    %s\n", f)
+		}
+	}
+	fmt.Fprintf(w, "\n  what now: ask the holder, wait for the lock to go (guard status DIR), or exempt a path deliberately with guard sandbox --allow PATH\n")
+}
+
+func withoutVar(environ []string, name string) []string {
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// absUnder is p made absolute against base, cleaned.
+func absUnder(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
