@@ -320,18 +320,66 @@ func protectedReason(path string) string {
 	}
 }
 
-// Explain writes the read-only areas grouped by lock, in Check's refusal layout: what
-// each lock is, whose, since when and until when, why, which areas, and what to do.
-func (s *ReadOnlySet) Explain(w io.Writer) {
-	d := &Decision{Ops: []string{"edit"}, now: s.now}
-	// A lock's area first, its lock file after: a group is described by its first
-	// reason, and the lock's own reason says more than "belongs to".
-	for _, lockFiles := range []bool{false, true} {
-		for _, a := range s.Areas {
-			if (a.Lock != nil && a.Path == a.Lock.Path) == lockFiles {
-				d.Blocking = append(d.Blocking, Block{Path: a.Path, Lock: a.Lock, Reason: a.Reason, TeamClaim: a.TeamClaim})
+// Summary writes the read-only areas, one line per lock (or per reason, for areas
+// without one): the paths, then whose lock, until when and why. Ten paths at most per
+// line.
+func (s *ReadOnlySet) Summary(w io.Writer) {
+	type group struct {
+		lock  *lockcore.Lock
+		why   string
+		paths []string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, a := range s.Areas {
+		key := a.Reason
+		if a.Lock != nil && !a.TeamClaim {
+			key = a.Lock.Path
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &group{lock: a.Lock, why: a.Reason}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		if a.Lock != nil && a.Path == a.Lock.Path && !a.TeamClaim {
+			continue // the lock's own file: the line names it
+		}
+		g.paths = append(g.paths, a.Path)
+	}
+	const max = 10
+	for _, g := range groups {
+		paths := g.paths
+		more := ""
+		if len(paths) > max {
+			more = fmt.Sprintf(" and %d more", len(paths)-max)
+			paths = paths[:max]
+		}
+		lead := strings.Join(paths, ", ") + more
+		if g.lock == nil || g.lock.ReadErr != nil {
+			if lead == "" {
+				fmt.Fprintf(w, "  %s\n", g.why)
+			} else {
+				fmt.Fprintf(w, "  %s: %s\n", lead, g.why)
 			}
+			continue
+		}
+		l := g.lock
+		why := reasonFor(l, []string{"edit"})
+		if len(g.paths) == 0 {
+			// Only the file is kept (a lock for other operations): say that.
+			why = g.why
+		}
+		if until, ok := l.ExpiresAt(); ok {
+			why += ", until " + until.In(s.now.Location()).Format("2006-01-02 15:04")
+		}
+		if l.Purpose != "" {
+			why += ": " + l.Purpose
+		}
+		if lead == "" {
+			fmt.Fprintf(w, "  %s\n", why)
+		} else {
+			fmt.Fprintf(w, "  %s: %s\n", lead, why)
 		}
 	}
-	d.explainBlocks(w)
 }

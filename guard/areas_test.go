@@ -151,17 +151,17 @@ func TestReadOnlyAreasTreatAnUnreadableFolderAsLocked(t *testing.T) {
 	assert.Equal(t, []string{"hidden"}, areaPaths(t, root, set))
 }
 
-func TestReadOnlySetExplainsEachLockOnce(t *testing.T) {
+func TestReadOnlySetSummarisesEachLockOnOneLine(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, "a", "LOCK.txt"), fresh)
+	write(t, filepath.Join(root, "p", "LOCK.txt"), fresh+"operations: registry-upload\n")
 	write(t, filepath.Join(root, "PRIVATE.txt"), "")
 	set := NewPolicy(testEnv(root), Identity{Owner: "bob"}).ReadOnlyAreas([]lockcore.ScanRoot{{Path: root, MaxDepth: 100}}, nil)
 	var b bytes.Buffer
-	set.Explain(&b)
-	out := b.String()
-	assert.Equal(t, 1, strings.Count(out, "held by alice"), out)
-	assert.Contains(t, out, filepath.Join(root, "a")+"\n")
-	assert.Contains(t, out, filepath.Join(root, "a", "LOCK.txt")+"\n")
-	assert.Contains(t, out, "refactoring the parser")
-	assert.Contains(t, out, "PRIVATE.txt is a publication marker")
+	set.Summary(&b)
+	assert.Equal(t, "  "+filepath.Join(root, "PRIVATE.txt")+": "+filepath.Join(root, "PRIVATE.txt")+
+		" is a publication marker; a sandboxed command may not add, change or remove what approves or refuses a publication\n"+
+		"  "+filepath.Join(root, "a")+": exclusive lock "+filepath.Join(root, "a", "LOCK.txt")+" held by alice, until 2026-11-30 11:00: refactoring the parser\n"+
+		"  lock file "+filepath.Join(root, "p", "LOCK.txt")+" belongs to alice; only its owner may change or remove it, until 2026-11-30 11:00: refactoring the parser\n",
+		b.String())
 }

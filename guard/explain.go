@@ -23,12 +23,6 @@ func (d *Decision) Explain(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "guard: refused %s: %d path(s) blocked\n", strings.Join(d.Ops, "+"), len(d.Blocking))
-	d.explainBlocks(w)
-}
-
-// explainBlocks writes the blocks grouped by lock: each lock's description, the paths
-// it blocks, and the way out.
-func (d *Decision) explainBlocks(w io.Writer) {
 	type group struct {
 		lock  *lockcore.Lock
 		paths []string

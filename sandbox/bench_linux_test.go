@@ -45,7 +45,11 @@ func benchAreas(b *testing.B, root string) []string {
 	b.Helper()
 	env := &guard.Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Clock: lockcore.FixedClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)),
 		User: "bob", Hostname: "box1", Dir: root, Getenv: func(string) string { return "" }}
-	set := guard.NewPolicy(env, guard.Identity{Owner: "bob", Host: "box1"}).ReadOnlyAreas(Roots(root), nil)
+	subject, err := guard.ResolveSubject(env, root, guard.Identity{Owner: "bob", Host: "box1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	set := subject.Policy(env).ReadOnlyAreas(Roots(subject), nil)
 	var paths []string
 	for _, a := range set.Areas {
 		paths = append(paths, a.Path)

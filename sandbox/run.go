@@ -46,13 +46,11 @@ func Run(o Options) error {
 	if len(o.Command) == 0 {
 		return guard.Exitf(guard.ExitUsage, "sandbox: name a COMMAND to run: guard sandbox [flags] -- COMMAND [ARGS...]")
 	}
-	cfg, err := guard.FindConfig(env.Dir)
+	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
 	}
-	id := guard.ResolveIdentity(env, o.Owner, o.Host, cfg)
-	policy := guard.NewPolicy(env, id)
-	set := policy.ReadOnlyAreas(append(Roots(env.Dir), o.ExtraRoots...), nil)
+	set := subject.Policy(env).ReadOnlyAreas(append(Roots(subject), o.ExtraRoots...), nil)
 	for _, w := range set.Warnings {
 		fmt.Fprintf(env.Stderr, "guard sandbox: warning: %s\n", w)
 	}
@@ -102,13 +100,14 @@ func Run(o Options) error {
 	return guard.Silent(code)
 }
 
-// Roots are where the sandbox reads locks, besides the roots file: the project of dir
-// (the working tree that holds it, else dir itself), walked to any depth. The policy
-// adds the directories above it and the repository's other working trees.
-func Roots(dir string) []lockcore.ScanRoot {
-	top := guard.RepoTop(dir)
+// Roots are where the sandbox reads locks, besides the roots file: the project of
+// the subject (the working tree that holds it, else its directory), walked to any
+// depth. The policy adds the directories above it and the repository's other working
+// trees.
+func Roots(s *guard.Subject) []lockcore.ScanRoot {
+	top := s.Top
 	if top == "" {
-		top = dir
+		top = s.Dir
 	}
 	return []lockcore.ScanRoot{{Path: top, MaxDepth: math.MaxInt32}}
 }
@@ -144,13 +143,14 @@ func start(o Options, sandboxed bool, abi int) (int, error) {
 	return code, nil
 }
 
-// explain tells a user whose COMMAND failed which areas the sandbox kept read-only:
-// a write refused there fails with "Permission denied" (EACCES) or, for a rename or
-// link across the boundary, "Invalid cross-device link" (EXDEV).
+// explain tells a user whose COMMAND failed which areas the sandbox kept read-only,
+// one line per lock: the kernel does not say which write it refused, and a failure
+// that has nothing to do with the sandbox (a grep that found nothing) should cost a
+// few lines, not a page.
 func explain(w io.Writer, name string, code int, set *guard.ReadOnlySet, plan *Plan) {
-	fmt.Fprintf(w, "\nguard sandbox: %s exited with status %d. The sandbox kept these areas read-only; "+
-		"a \"Permission denied\" or \"Invalid cross-device link\" there came from the sandbox, not from the file's permissions:\n", name, code)
-	set.Explain(w)
+	fmt.Fprintf(w, "guard sandbox: %s exited with status %d. While it ran, these areas were read-only "+
+		"(a \"Permission denied\" or \"Invalid cross-device link\" there came from the sandbox, not from the files' permissions):\n", name, code)
+	set.Summary(w)
 	var folders []string
 	for _, b := range plan.Boundary {
 		if b != string(filepath.Separator) {
@@ -158,17 +158,17 @@ func explain(w io.Writer, name string, code int, set *guard.ReadOnlySet, plan *P
 		}
 	}
 	if len(folders) > 0 {
-		const max = 20
-		fmt.Fprintf(w, "\n  Nothing can be created, removed or renamed directly in the folders that hold a read-only area (existing files there stay writable):\n")
-		for i, f := range folders {
-			if i == max {
-				fmt.Fprintf(w, "    ... and %d more\n", len(folders)-max)
-				break
-			}
-			fmt.Fprintf(w, "    %s\n", f)
-		}
+		fmt.Fprintf(w, "  nothing could be created, removed or renamed directly in (existing files there stayed writable): %s\n", listed(folders, 10))
 	}
-	fmt.Fprintf(w, "\n  what now: ask the holder, wait for the lock to go (guard status DIR), or exempt a path deliberately with guard sandbox --allow PATH\n")
+	fmt.Fprintf(w, "  what now: `guard status DIR` shows a lock in full; ask its holder, wait for it to go, or exempt a path deliberately with guard sandbox --allow PATH\n")
+}
+
+// listed joins paths, at most max of them.
+func listed(paths []string, max int) string {
+	if len(paths) <= max {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:max], ", "), len(paths)-max)
 }
 
 func withoutVar(environ []string, name string) []string {

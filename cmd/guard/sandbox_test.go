@@ -266,8 +266,8 @@ func TestSandboxRefusesCreatingDirectlyInAFolderThatHoldsALockedArea(t *testing.
 	_, stderr, code := tr.sh(t, "echo x > new-at-root.txt")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "new-at-root.txt: Permission denied")
-	assert.Contains(t, stderr, "Nothing can be created, removed or renamed directly in the folders that hold a read-only area")
-	assert.Contains(t, stderr, "    "+tr.proj+"\n")
+	assert.Contains(t, stderr, "  nothing could be created, removed or renamed directly in (existing files there stayed writable): ")
+	assert.Contains(t, stderr, ", "+tr.proj+", "+filepath.Join(tr.proj, "scoped")+"\n")
 	assert.NoFileExists(t, filepath.Join(tr.proj, "new-at-root.txt"))
 	_, stderr, code = tr.sh(t, "mv free/x.txt README.md")
 	assert.Equal(t, 1, code)
@@ -291,10 +291,11 @@ func TestSandboxPassesExitCodesThrough(t *testing.T) {
 	_, stderr, code = sbRun(t, tr.proj, tr.env(), "sandbox", "--", "/bin/sh", "-c", "exit 3")
 	assert.Equal(t, 3, code)
 	// The explanation names the area, its lock, whose and why.
-	assert.Contains(t, stderr, "guard sandbox: /bin/sh exited with status 3.")
-	assert.Contains(t, stderr, "exclusive lock "+filepath.Join(tr.proj, "locked", "LOCK.txt")+" held by alice")
-	assert.Contains(t, stderr, "rewriting the parser")
-	assert.Contains(t, stderr, "    blocked: "+filepath.Join(tr.proj, "locked")+"\n")
+	assert.Contains(t, stderr, "guard sandbox: /bin/sh exited with status 3. While it ran, these areas were read-only")
+	assert.Contains(t, stderr, "\n  "+filepath.Join(tr.proj, "locked")+": exclusive lock "+filepath.Join(tr.proj, "locked", "LOCK.txt")+
+		" held by alice, until 2099-01-02 00:00: rewriting the parser\n")
+	assert.Contains(t, stderr, "\n  "+filepath.Join(tr.proj, "PRIVATE.txt")+": ")
+	assert.Contains(t, stderr, "\n  "+filepath.Join(tr.proj, "otherhost")+": team lock "+filepath.Join(tr.proj, "otherhost", "LOCK.team.box2.txt")+" held by carol on host box2")
 }
 
 func TestSandboxAllowExemptsAPathDeliberately(t *testing.T) {
