@@ -343,9 +343,23 @@ func TestSandboxedGoTestOfARealProjectPasses(t *testing.T) {
 		require.NoError(t, err)
 		ctWrite(t, mod, rel, string(b))
 	}
-	for _, pkg := range []string{"guard", "lockcore"} {
-		require.NoError(t, os.CopyFS(filepath.Join(mod, pkg), os.DirFS(filepath.Join(src, pkg))))
+	// The policy package and every package of the module it and its tests import.
+	list := exec.Command(goBin, "list", "-deps", "-test", "-f", "{{.ImportPath}}", "./guard/")
+	list.Dir = src
+	out, err := list.Output()
+	require.NoError(t, err)
+	const module = "github.com/guardlocks/guard"
+	copied := map[string]bool{}
+	for _, imp := range strings.Fields(string(out)) {
+		imp, _, _ = strings.Cut(imp, " ") // "p [p.test]" variants name the same folder
+		rel, ok := strings.CutPrefix(imp, module+"/")
+		if !ok || copied[rel] || strings.HasSuffix(rel, ".test") {
+			continue
+		}
+		copied[rel] = true
+		require.NoError(t, os.CopyFS(filepath.Join(mod, rel), os.DirFS(filepath.Join(src, rel))))
 	}
+	require.True(t, copied["guard"] && copied["lockcore"], "go list named %v", copied)
 	ctWrite(t, mod, "docs/LOCK.txt", "owner: alice\n"+sbLive)
 	goEnv := func(name string) string {
 		out, err := exec.Command(goBin, "env", name).Output()
