@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -139,10 +140,44 @@ func PushRange(u RefUpdate, remote string, haveRemote bool) []string {
 // (guard.CommittedMarker). Run by the pre-commit framework (no REMOTE), the push is
 // described by PRE_COMMIT_* variables instead, which name one ref only; see
 // frameworkPush.
-func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin io.Reader) error {
-	o := outcome{hook: "pre-push", remote: remote, url: url}
-	err := recovered(func() error { return prePush(ctx, env, remote, stdin, &o) })
+//
+// vis (nil: none) is the visibility check that runs after the lock checks (cmd/guard
+// wires in publish.PushVisibility): its refusal is the hook's like any other, with
+// one bypass rule and one record.
+func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin io.Reader, vis Visibility) error {
+	o := outcome{hook: guard.GatePrePush, remote: remote, url: url}
+	err := recovered(func() error {
+		if err := prePush(ctx, env, remote, stdin, &o); err != nil {
+			return err
+		}
+		return checkVisibility(ctx, env, vis, &o)
+	})
 	return finish(env, o, err)
+}
+
+// Visibility is the pre-push check of the remote's visibility against PRIVATE.txt:
+// given the working tree's top, the common git directory ("" when not known yet) and
+// the push URL, it returns a warning to show, or the refusal (a *guard.ExitError with
+// code 1, its message the explanation), or an error it could not judge past.
+type Visibility func(ctx context.Context, top, commonDir, url string) (warning string, err error)
+
+// checkVisibility runs vis for the push in o and adds its refusal to o's checks.
+func checkVisibility(ctx context.Context, env *guard.Env, vis Visibility, o *outcome) error {
+	top := o.repo.Top
+	if vis == nil || top == "" {
+		return nil
+	}
+	warning, err := vis(ctx, top, o.repo.CommonDir, o.url)
+	if warning != "" {
+		fmt.Fprintln(env.Stderr, warning)
+	}
+	var ee *guard.ExitError
+	if err == nil || !errors.As(err, &ee) || ee.Code != guard.ExitRefused {
+		return err
+	}
+	o.checks = append(o.checks, check{what: "the push to " + o.url, ops: []string{guard.OpPush},
+		dec: &guard.Decision{Ops: []string{guard.OpPush}, Blocking: []guard.Block{{Path: top, Reason: err.Error()}}}})
+	return nil
 }
 
 func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader, o *outcome) error {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
@@ -98,7 +97,8 @@ func (s *session) askFenced(ops, paths []string, fenced bool) (*guard.Decision, 
 
 // finish turns what a hook found (or the error that stopped it) into the hook's exit:
 // 0 to let git go on, 1 refused, 2 internal error (fail closed). GUARD_BYPASS lets a
-// refusal or an error through and records it in the bypass log.
+// refusal or an error through and records it in the bypass log (guard.Bypass: one
+// entry for everything the hook refused, locks, markers and visibility alike).
 func finish(env *guard.Env, o outcome, runErr error) error {
 	w := env.Stderr
 	refused := false
@@ -117,7 +117,7 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 			fmt.Fprintf(w, "guard: %s: %s\n", o.hook, c.note)
 		}
 	}
-	reason := strings.TrimSpace(env.Env("GUARD_BYPASS"))
+	reason, bypass := guard.Bypass(env, o.hook)
 	verb := "commit"
 	switch o.hook {
 	case "pre-push":
@@ -128,7 +128,7 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 	if runErr != nil {
 		fmt.Fprintf(w, "guard: %s: cannot check this %s: %v\n", o.hook, verb, runErr)
 	}
-	if reason != "" && (refused || runErr != nil) {
+	if bypass && (refused || runErr != nil) {
 		logPath, err := writeBypass(env, o, reason, refused, runErr)
 		if err != nil {
 			fmt.Fprintf(w, "guard: %s: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", o.hook, err)
@@ -181,8 +181,8 @@ func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr 
 		}
 		o.repo = r
 	}
-	e := BypassEntry{
-		Time: formatTime(env.Clock.Now()), Owner: o.id.Owner, Host: o.id.Host, User: env.User,
+	e := guard.BypassEntry{
+		Time: guard.BypassTime(env.Clock.Now()), Owner: o.id.Owner, Host: o.id.Host, User: env.User,
 		Reason: reason, Hook: o.hook, Remote: o.remote, URL: o.url, Refused: refused,
 	}
 	if runErr != nil {
@@ -204,7 +204,7 @@ func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr 
 			continue
 		}
 		for _, b := range c.dec.Blocking {
-			bb := BypassBlock{Path: b.Path, Reason: b.Reason}
+			bb := guard.BypassBlock{Path: b.Path, Reason: b.Reason}
 			if b.Lock != nil {
 				bb.Lock, bb.Owner = b.Lock.Path, b.Lock.Owner
 			}
@@ -215,7 +215,7 @@ func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr 
 		e.Ops = []string{}
 	}
 	p := o.repo.BypassLogPath()
-	return p, AppendBypass(p, e)
+	return p, guard.AppendBypass(p, e)
 }
 
 // RunPreCommit is `guard hook pre-commit`: every staged path (both sides of renames,

@@ -13,23 +13,19 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
 // Audit verdicts: how a hosted repository's visibility compares with the markers of
-// its local clone.
+// its local clone (guard.JudgeVisibility decides; see there), and not-cloned, the
+// audit's own.
 const (
-	// VerdictViolation: PRIVATE.txt, yet the repository is public (exit 1).
-	VerdictViolation = "violation"
-	// VerdictConflict: both PRIVATE.txt and PUBLIC.txt and not public (exit 1: the
-	// markers fail closed, somebody must remove one).
-	VerdictConflict = "conflict"
-	// VerdictApprovedNotPublic: PUBLIC.txt, but still private or internal.
-	VerdictApprovedNotPublic = "approved-not-yet-public"
-	// VerdictPublicUnapproved: public without any marker (a warning; --strict fails).
-	VerdictPublicUnapproved = "public-without-approval"
-	// VerdictOK: visibility and markers agree.
-	VerdictOK = "ok"
+	VerdictViolation         = string(guard.VerdictViolation)
+	VerdictConflict          = string(guard.VerdictConflict)
+	VerdictApprovedNotPublic = string(guard.VerdictApprovedNotPublic)
+	VerdictPublicUnapproved  = string(guard.VerdictPublicUnapproved)
+	VerdictOK                = string(guard.VerdictOK)
 	// VerdictNotCloned: no local clone under the roots, so no markers to compare.
 	VerdictNotCloned = "not-cloned"
 )
@@ -159,20 +155,26 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 	} else {
 		writeAuditTable(env.Stdout, report)
 	}
-	return auditOutcome(env.Stderr, report, failures, len(owners), opts.Strict)
+	return auditOutcome(env, report, failures, len(owners), opts.Strict)
 }
 
-// auditOutcome explains the findings on stderr and picks the exit code.
-func auditOutcome(w io.Writer, report AuditReport, failures []error, owners int, strict bool) error {
-	refused := false
+// auditOutcome explains the findings on stderr and picks the exit code. A failing
+// verdict yields to GUARD_BYPASS (guard.Bypass, gate audit) only once it is recorded in
+// the bypass log of each clone concerned; an incomplete audit never does (there is
+// no repository to record it in, and nothing was judged).
+func auditOutcome(env *guard.Env, report AuditReport, failures []error, owners int, strict bool) error {
+	w := env.Stderr
+	var failed []AuditEntry
 	for _, e := range report.Repositories {
 		where := "(not cloned)"
 		if e.LocalPath != nil {
 			where = *e.LocalPath
 		}
+		if guard.VisibilityVerdict(e.Verdict).FailsAudit(strict) {
+			failed = append(failed, e)
+		}
 		switch e.Verdict {
 		case VerdictViolation:
-			refused = true
 			both := ""
 			if len(e.Markers) == 2 {
 				both = " (PUBLIC.txt is there too, but with both markers PRIVATE.txt wins)"
@@ -180,12 +182,8 @@ func auditOutcome(w io.Writer, report AuditReport, failures []error, owners int,
 			fmt.Fprintf(w, "guard: violation: %s is %s but %s is under PRIVATE.txt%s: make it private again (gh repo edit %s --visibility private --accept-visibility-change-consequences) or, if publication was intended, replace PRIVATE.txt with PUBLIC.txt\n",
 				e.FullName, e.Visibility, where, both, e.FullName)
 		case VerdictConflict:
-			refused = true
 			fmt.Fprintf(w, "guard: conflict: %s has both PRIVATE.txt and PUBLIC.txt; guard treats it as private (fail closed): remove the one that is wrong\n", where)
 		case VerdictPublicUnapproved:
-			if strict {
-				refused = true
-			}
 			fmt.Fprintf(w, "guard: warning: %s is public and %s has no PUBLIC.txt approving it\n", e.FullName, where)
 		}
 	}
@@ -195,10 +193,49 @@ func auditOutcome(w io.Writer, report AuditReport, failures []error, owners int,
 	switch {
 	case len(failures) > 0:
 		return guard.Exitf(guard.ExitUsage, "audit github: incomplete: %d of %d owner(s) could not be listed; the result above is partial", len(failures), owners)
-	case refused:
+	case len(failed) == 0:
+		return nil
+	}
+	reason, ok := guard.Bypass(env, guard.GateAudit)
+	if !ok {
 		return guard.Silent(guard.ExitRefused)
 	}
+	logs, err := recordAuditBypass(env, failed, reason)
+	if err != nil {
+		fmt.Fprintf(w, "guard: audit: GUARD_BYPASS is set but the bypass cannot be recorded: %v\nguard: audit: failing (fail closed): a bypass needs its audit trail\n", err)
+		return guard.Silent(guard.ExitRefused)
+	}
+	fmt.Fprintf(w, "guard: audit: GUARD_BYPASS set (%q): not failing for %d verdict(s); recorded in %s\n", reason, len(failed), strings.Join(logs, ", "))
 	return nil
+}
+
+// recordAuditBypass appends one bypass-log entry per failing verdict to the log of
+// the clone's repository, and returns the logs written.
+func recordAuditBypass(env *guard.Env, failed []AuditEntry, reason string) ([]string, error) {
+	var logs []string
+	for _, e := range failed {
+		if e.LocalPath == nil {
+			return nil, fmt.Errorf("%s has no local clone to keep the record in", e.FullName)
+		}
+		common := gitrun.CommonDir(*e.LocalPath)
+		if common == "" {
+			return nil, fmt.Errorf("%s: no git directory to keep the log in", *e.LocalPath)
+		}
+		subject, _ := guard.ResolveSubject(env, *e.LocalPath, guard.Identity{})
+		p := gitrun.Repo{CommonDir: common}.BypassLogPath()
+		err := guard.AppendBypass(p, guard.BypassEntry{
+			Time: guard.BypassTime(env.Clock.Now()), Owner: subject.Identity.Owner, Host: subject.Identity.Host, User: env.User,
+			Reason: reason, Hook: guard.GateAudit, Ops: []string{guard.OpVisibilityPublic}, Paths: []string{*e.LocalPath}, Refused: true,
+			Blocking: []guard.BypassBlock{{Path: *e.LocalPath, Reason: fmt.Sprintf("%s is %s, markers %v: %s", e.FullName, e.Visibility, e.Markers, e.Verdict)}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(logs, p) {
+			logs = append(logs, p)
+		}
+	}
+	return logs, nil
 }
 
 // judgeRepos pairs repositories with their local clones and gives each pair a verdict.
@@ -266,31 +303,9 @@ func derefOr(p *string) string {
 	return *p
 }
 
-// Verdict compares a visibility with the markers present. internal counts as not
-// public: only the members of the enterprise see it, which is what PRIVATE.txt
-// allows ("must not become public") and not yet what PUBLIC.txt approves.
+// Verdict compares a visibility with the markers present: guard.JudgeVisibility.
 func Verdict(visibility string, markers []string) string {
-	var private, public bool
-	for _, m := range markers {
-		switch m {
-		case guard.PrivateMarkerName:
-			private = true
-		case guard.PublicMarkerName:
-			public = true
-		}
-	}
-	isPublic := visibility == VisibilityPublic
-	switch {
-	case private && isPublic:
-		return VerdictViolation
-	case private && public:
-		return VerdictConflict
-	case public && !isPublic:
-		return VerdictApprovedNotPublic
-	case !private && !public && isPublic:
-		return VerdictPublicUnapproved
-	}
-	return VerdictOK
+	return string(guard.JudgeVisibility(visibility, slices.Contains(markers, guard.PrivateMarkerName), slices.Contains(markers, guard.PublicMarkerName)))
 }
 
 // MarkersAt returns the markers that govern the working tree at dir, in the order

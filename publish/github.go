@@ -23,14 +23,12 @@ const DefaultGitHubAPIURL = "https://api.github.com/"
 const DefaultRateLimitWait = 60 * time.Second
 
 // Visibility values of a repository as GitHub reports them, plus the states guard
-// adds when it cannot learn more.
+// adds when it cannot learn more (guard decides what they mean against the markers).
 const (
-	VisibilityPublic   = "public"
-	VisibilityPrivate  = "private"
-	VisibilityInternal = "internal"
-	// VisibilityNotPublic is what an anonymous or unauthorised reader learns from a
-	// 404: the repository is not publicly visible (private, internal or absent).
-	VisibilityNotPublic = "not-public"
+	VisibilityPublic    = guard.VisibilityPublic
+	VisibilityPrivate   = guard.VisibilityPrivate
+	VisibilityInternal  = guard.VisibilityInternal
+	VisibilityNotPublic = guard.VisibilityNotPublic
 )
 
 // GitHubToken returns the API token: GH_TOKEN, else GITHUB_TOKEN (as gh does).

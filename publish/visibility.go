@@ -49,7 +49,9 @@ type VisibilityOptions struct {
 // visibility cannot be learnt in time (offline, rate-limited, a token GitHub
 // rejects), it returns a warning for stderr, or refuses when .guard.toml says
 // [github] strict = true. Anything else passes silently. A 404 counts as "not
-// public": GitHub shows every public repository to anyone, token or not.
+// public": GitHub shows every public repository to anyone, token or not. What the
+// visibility means against the markers is guard.JudgeVisibility's decision, the
+// audit's too; GUARD_BYPASS is the caller's (the hook's) to apply.
 func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string, err error) {
 	env := opts.Env
 	markers := guard.FindMarkers(opts.Dir)
@@ -104,17 +106,21 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 		}
 	}
 	private := markers.Private[0]
-	switch vis {
-	case VisibilityPublic:
+	verdict := guard.JudgeVisibility(vis, true, len(markers.Public) > 0)
+	strict := cfg.GitHub.Strict
+	switch {
+	case verdict == guard.VerdictViolation:
 		return "", guard.Exitf(guard.ExitRefused, "%s", publicRefusal(private, key, full))
-	case "":
-		if cfg.GitHub.Strict {
-			return "", guard.Exitf(guard.ExitRefused,
-				"pre-push refused: %s has PRIVATE.txt (%s) and the visibility of %s could not be learnt (%s); [github] strict = true in %s refuses such a push. Retry when GitHub is reachable, or set GH_TOKEN",
-				opts.Dir, private.Path, key, reason, guard.ConfigFileName)
-		}
+	case verdict == guard.VerdictUnknown && verdict.RefusesPush(strict):
+		return "", guard.Exitf(guard.ExitRefused,
+			"pre-push refused: %s has PRIVATE.txt (%s) and the visibility of %s could not be learnt (%s); [github] strict = true in %s refuses such a push. Retry when GitHub is reachable, or set GH_TOKEN",
+			opts.Dir, private.Path, key, reason, guard.ConfigFileName)
+	case verdict == guard.VerdictUnknown:
 		return fmt.Sprintf("guard: warning: could not learn whether %s is public (%s); %s forbids pushing this project to a public repository. Set [github] strict = true in %s to refuse pushes in this case",
 			key, reason, private.Path, guard.ConfigFileName), nil
+	case verdict.RefusesPush(strict):
+		// A verdict guard.JudgeVisibility adds later refuses, with what it is.
+		return "", guard.Exitf(guard.ExitRefused, "pre-push refused: %s is %s and %s governs this project: %s", full, vis, private.Path, verdict)
 	}
 	return "", nil
 }

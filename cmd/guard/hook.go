@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/hooks"
-	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/publish"
 )
 
@@ -59,50 +55,14 @@ func newHookCmd(env *guard.Env) *cobra.Command {
 				if len(args) > 1 {
 					url = args[1]
 				}
-				if err := hooks.RunPrePush(cmd.Context(), env, remote, url, env.Stdin); err != nil {
-					return err
+				// The visibility check is publish's; hooks gets it as a function value
+				// (siblings never import each other).
+				vis := func(ctx context.Context, top, commonDir, url string) (string, error) {
+					return publish.PushVisibility(ctx, publish.VisibilityOptions{Env: env, Dir: top, GitCommonDir: commonDir, RemoteURL: url})
 				}
-				if url == "" {
-					url = env.Env("PRE_COMMIT_REMOTE_URL")
-				}
-				return prePushVisibility(cmd.Context(), env, remote, url)
+				return hooks.RunPrePush(cmd.Context(), env, remote, url, env.Stdin, vis)
 			},
 		},
 	)
 	return cmd
-}
-
-// prePushVisibility runs after the lock checks passed: a project under PRIVATE.txt
-// must not be pushed to a public GitHub repository (publish.PushVisibility, bounded
-// to 2 s). GUARD_BYPASS lets its refusal through too, recorded in the bypass log.
-func prePushVisibility(ctx context.Context, env *guard.Env, remote, url string) error {
-	// git runs hooks at the working tree's top: without a PRIVATE.txt there or above,
-	// there is nothing to check and no git process to start.
-	if len(guard.FindMarkers(env.Dir).Private) == 0 {
-		return nil
-	}
-	repo, err := gitrun.OpenRepo(ctx, gitrun.New(env.Dir, env.Env))
-	if err != nil || repo.Top == "" {
-		// The lock checks above already judged this repository; say that the
-		// visibility could not be checked rather than stay silent under PRIVATE.txt.
-		fmt.Fprintf(env.Stderr, "guard: warning: pre-push: PRIVATE.txt governs %s but the repository could not be opened to check the remote's visibility: %v\n", env.Dir, err)
-		return nil
-	}
-	warning, err := publish.PushVisibility(ctx, publish.VisibilityOptions{
-		Env: env, Dir: repo.Top, GitCommonDir: repo.CommonDir, RemoteURL: url})
-	if warning != "" {
-		fmt.Fprintln(env.Stderr, warning)
-	}
-	var ee *guard.ExitError
-	reason := strings.TrimSpace(env.Env("GUARD_BYPASS"))
-	if err == nil || reason == "" || !errors.As(err, &ee) || ee.Code != guard.ExitRefused {
-		return err
-	}
-	logPath, lerr := hooks.RecordBypass(env, repo, "pre-push", remote, url, reason, []string{guard.OpPush}, err)
-	if lerr != nil {
-		fmt.Fprintf(env.Stderr, "guard: pre-push: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", lerr)
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "guard: %v\nguard: pre-push: GUARD_BYPASS set (%q): letting this push through; recorded in %s\n", err, reason, logPath)
-	return nil
 }

@@ -1,15 +1,53 @@
-package hooks
+package guard
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
-
-	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/gitrun"
 )
+
+// BypassVar is the variable that lets a refusal through with an audit trail:
+// GUARD_BYPASS="<reason>".
+const BypassVar = "GUARD_BYPASS"
+
+// Gates: the checks that may be asked to let something through.
+const (
+	GatePreCommit      = "pre-commit"
+	GatePreMergeCommit = "pre-merge-commit"
+	GatePrePush        = "pre-push" // its lock, marker and visibility checks alike
+	GateAudit          = "audit"    // guard audit github
+	GateCI             = "ci"
+	GatePublish        = "publish"
+	GateAgentHook      = "agent-hook"
+	GateCheck          = "check"
+)
+
+// bypassable are the gates GUARD_BYPASS can let through. The git hooks and the
+// audit are run by a person who can be asked why, and each bypass lands in the
+// bypass log of the repository concerned. The others never yield to it: `guard ci`
+// is the gate that runs where hooks were skipped, `guard publish` never publishes a
+// project under PRIVATE.txt, the agent hook would let an agent switch off its own
+// guardrail (it sets its own environment), and `guard check` only answers.
+var bypassable = map[string]bool{
+	GatePreCommit: true, GatePreMergeCommit: true, GatePrePush: true, GateAudit: true,
+}
+
+// Bypass is the one rule for GUARD_BYPASS: it returns the reason given for letting
+// gate's refusal (or, for a hook, an internal error) through, and false when the
+// variable is unset or blank or the gate does not yield to it. A caller that lets
+// something through must first record it with AppendBypass in the bypass log of the
+// repository concerned, and refuse (fail closed) when that record cannot be written
+// or there is no repository to write it in: a bypass without its trail is none.
+func Bypass(env *Env, gate string) (reason string, ok bool) {
+	reason = strings.TrimSpace(env.Env(BypassVar))
+	if reason == "" || !bypassable[gate] {
+		return "", false
+	}
+	return reason, true
+}
 
 // BypassEntry is one line of the bypass log (<git-common-dir>/guard/bypass.log, JSON
 // lines): who let what through, when, why, and what guard would have said.
@@ -81,20 +119,5 @@ func AppendBypass(path string, e BypassEntry) error {
 	return nil
 }
 
-func formatTime(t time.Time) string { return t.Format(time.RFC3339) }
-
-// RecordBypass appends to repo's bypass log a refusal that GUARD_BYPASS let through
-// in a check outside the lock checks (the pre-push visibility check): who, why, and
-// the refusal at the repository's top. It returns the log's path.
-func RecordBypass(env *guard.Env, repo gitrun.Repo, hook, remote, url, reason string, ops []string, refusal error) (string, error) {
-	// A broken .guard.toml must not stop the record of a bypass: the identity is then
-	// resolved without it.
-	subject, _ := guard.ResolveSubject(env, repo.Top, guard.Identity{})
-	id := subject.Identity
-	p := repo.BypassLogPath()
-	return p, AppendBypass(p, BypassEntry{
-		Time: formatTime(env.Clock.Now()), Owner: id.Owner, Host: id.Host, User: env.User,
-		Reason: reason, Hook: hook, Remote: remote, URL: url, Ops: ops, Refused: true,
-		Blocking: []BypassBlock{{Path: repo.Top, Reason: refusal.Error()}},
-	})
-}
+// BypassTime formats the moment of a bypass for its log entry.
+func BypassTime(t time.Time) string { return t.Format(time.RFC3339) }
