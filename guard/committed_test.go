@@ -35,3 +35,19 @@ func TestCommittedMarker(t *testing.T) {
 		})
 	}
 }
+
+func TestIsMarkerNameBytesAgreesWithIsMarkerName(t *testing.T) {
+	for _, p := range []string{"PRIVATE.txt", "a/b/private.TXT", `a\PUBLIC.txt`, "PUBLIC.txt/x", "PRIVATE.txt.bak", "", "/", "xPUBLIC.txt", "public.txt", "ſub/PUBLIC.txt", "PRİVATE.txt"} {
+		assert.Equal(t, IsMarkerName(p), IsMarkerNameBytes([]byte(p)), p)
+	}
+}
+
+func FuzzIsMarkerNameBytes(f *testing.F) {
+	f.Add("a/PRIVATE.txt")
+	f.Add(`x\public.TXT`)
+	f.Fuzz(func(t *testing.T, p string) {
+		if IsMarkerName(p) != IsMarkerNameBytes([]byte(p)) {
+			t.Fatalf("%q: IsMarkerName %v, IsMarkerNameBytes %v", p, IsMarkerName(p), IsMarkerNameBytes([]byte(p)))
+		}
+	})
+}

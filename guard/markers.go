@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,20 @@ func IsMarkerName(p string) bool {
 		base = p[i+1:]
 	}
 	return strings.EqualFold(base, PrivateMarkerName) || strings.EqualFold(base, PublicMarkerName)
+}
+
+// IsMarkerNameBytes is IsMarkerName for a name in git's output, without making a
+// string of every one of a large tree's names: no other letter folds to one of the
+// markers' (ASCII, without k or s), so a match has a marker name's length.
+func IsMarkerNameBytes(p []byte) bool {
+	base := p
+	if i := bytes.LastIndexAny(p, `/\`); i >= 0 {
+		base = p[i+1:]
+	}
+	if len(base) != len(PrivateMarkerName) && len(base) != len(PublicMarkerName) {
+		return false
+	}
+	return IsMarkerName(string(base))
 }
 
 // MaxMarkerSize bounds how much of a marker file guard reads. A PUBLIC.txt larger than

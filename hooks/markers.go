@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -29,12 +30,16 @@ func startTreeMarkers(ctx context.Context, g gitrun.Git, tip string) (func() ([]
 		if err != nil {
 			return nil, fmt.Errorf("listing the tree of %s: %w", short(tip), err)
 		}
+		// A large tree has many names and few markers: the names are looked at in
+		// place, and only a marker becomes a string.
 		var found []foundMarker
-		gitrun.EachName(out, func(rel string) {
-			if guard.IsMarkerName(rel) {
-				found = append(found, foundMarker{rel: rel, place: guard.MarkerInTree})
+		for len(out) > 0 {
+			name, rest, _ := bytes.Cut(out, []byte{0})
+			if guard.IsMarkerNameBytes(name) {
+				found = append(found, foundMarker{rel: string(name), place: guard.MarkerInTree})
 			}
-		})
+			out = rest
+		}
 		return found, nil
 	}, nil
 }
