@@ -27,13 +27,18 @@ type Policy struct {
 	now     time.Time
 	loc     *time.Location
 	dirs    map[string]dirLocks
-	configs map[string]*Config // by directory
+	views   map[string]*dirView // what the files of one directory share, by directory
+	configs map[string]*Config  // by directory
 	cfgErrs map[string]error
 	trees   map[string][]string // working trees by working-tree top
 	real    map[string]string   // directories with symbolic links resolved
 	tops    map[string]string   // working-tree top by directory
+	gits    map[string]bool     // whether a directory has a .git entry (prefetched)
 	folders map[string]bool     // whether a scope's folder exists, by path
 	teams   map[string]teamRead // team locks' sections, by lock path
+	// perPath makes every path take the way of a folder or symbolic link (an lstat and
+	// its own walk up): the tests compare it with the per-directory views.
+	perPath bool
 }
 
 type teamRead struct {
@@ -43,7 +48,9 @@ type teamRead struct {
 
 type dirLocks struct {
 	locks []*lockcore.Lock
-	err   error
+	// special says which entries are not regular files.
+	special lockcore.Listing
+	err     error
 }
 
 // NewPolicy returns a Policy for identity id at the env's current time.
@@ -51,7 +58,7 @@ func NewPolicy(env *Env, id Identity) *Policy {
 	now := env.Clock.Now()
 	return &Policy{
 		env: env, id: id, now: now, loc: now.Location(),
-		dirs: map[string]dirLocks{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
+		dirs: map[string]dirLocks{}, views: map[string]*dirView{}, gits: map[string]bool{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
 		trees: map[string][]string{}, real: map[string]string{}, tops: map[string]string{},
 		folders: map[string]bool{}, teams: map[string]teamRead{},
 	}
@@ -120,11 +127,18 @@ func (p *Policy) Check(req Request) (*Decision, error) {
 			d.Warnings = append(d.Warnings, s)
 		}
 	}
-	for _, raw := range req.Paths {
-		abs := p.abs(raw)
-		for _, h := range p.hits(abs, req.Descend) {
-			p.judge(d, abs, h, ops, warn)
+	var absPaths []string
+	if len(req.Paths) >= prefetchMin && !p.perPath {
+		absPaths = p.prefetch(req.Paths)
+	}
+	for i, raw := range req.Paths {
+		var abs string
+		if absPaths != nil {
+			abs = absPaths[i]
+		} else {
+			abs = p.abs(raw)
 		}
+		p.eachHit(abs, req.Descend, func(h hit) { p.judge(d, abs, h, ops, warn) })
 	}
 	if req.Fence != "" || req.FenceFile != "" {
 		if b, ok := p.fenceBlock(req); ok {
@@ -178,11 +192,26 @@ type hit struct {
 	err    error
 }
 
-// hits collects every lock in the directory chain of abs: its own directory (abs itself
-// when it is a folder) and every directory above it to the file-system root, plus the
-// same relative directories in the repository's other working trees; with descend, also
-// the locks inside a folder.
+// hits collects every lock in the directory chain of abs (see eachHit).
 func (p *Policy) hits(abs string, descend bool) []hit {
+	var out []hit
+	p.eachHit(abs, descend, func(h hit) { out = append(out, h) })
+	return out
+}
+
+// eachHit calls fn with every lock in the directory chain of abs: its own directory
+// (abs itself when it is a folder) and every directory above it to the file-system
+// root, plus the same relative directories in the repository's other working trees;
+// with descend, also the locks inside a folder. A file, or a path that does not exist,
+// is judged from what its directory's view already holds, with no system call of its
+// own: that is every path of a commit but its folders and symbolic links.
+func (p *Policy) eachHit(abs string, descend bool, fn func(hit)) {
+	if dir, base := splitClean(abs); dir != abs && !p.perPath {
+		if v := p.view(dir); !v.mayBeSpecial(base) {
+			v.eachHit(abs, base, fn)
+			return
+		}
+	}
 	start := abs
 	// One lstat per path; a symbolic link also needs its target's type.
 	lst, lerr := os.Lstat(abs)
@@ -195,14 +224,14 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 	if !isDir {
 		start = filepath.Dir(abs)
 	}
-	var out []hit
+	out := fn
 	visit := func(dir, target string) {
 		dl := p.readDir(dir)
 		if dl.err != nil {
-			out = append(out, hit{target: target, err: dl.err})
+			out(hit{target: target, err: dl.err})
 		}
 		for _, l := range dl.locks {
-			out = append(out, hit{lock: l, target: target})
+			out(hit{lock: l, target: target})
 		}
 	}
 	chain := func(start, target string) {
@@ -244,9 +273,10 @@ func (p *Policy) hits(abs string, descend bool) []hit {
 		}
 	}
 	if descend && isDir {
-		out = append(out, p.below(abs)...)
+		for _, h := range p.below(abs) {
+			out(h)
+		}
 	}
-	return out
 }
 
 // below finds the locks inside folder root (not root itself), skipping .git and
@@ -286,7 +316,15 @@ func (p *Policy) readDir(dir string) dirLocks {
 	if dl, ok := p.dirs[dir]; ok {
 		return dl
 	}
-	locks, err := lockcore.ReadDir(dir, p.loc)
+	dl := listDir(dir, p.loc)
+	p.dirs[dir] = dl
+	return dl
+}
+
+// listDir reads dir for readDir; it touches no cache, so that prefetch can run it on
+// several directories at once.
+func listDir(dir string, loc *time.Location) dirLocks {
+	listing, err := lockcore.ReadListing(dir, loc)
 	if err != nil {
 		// A path component that is a file, not a folder, hides no locks.
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -295,9 +333,7 @@ func (p *Policy) readDir(dir string) dirLocks {
 			err = fmt.Errorf("could not read directory %s: %w", dir, err)
 		}
 	}
-	dl := dirLocks{locks: locks, err: err}
-	p.dirs[dir] = dl
-	return dl
+	return dirLocks{locks: listing.Locks, special: listing, err: err}
 }
 
 func (p *Policy) workingTrees(top string) []string {
@@ -606,18 +642,35 @@ func (p *Policy) realPath(path string, isLink bool) string {
 	return filepath.Join(p.realDir(dir), filepath.Base(path))
 }
 
+// realDir is dir with its symbolic links resolved (filepath.EvalSymlinks), the part
+// that does not exist kept as written. It is built from the parent's: a component that
+// the parent's listing shows as a plain folder (or not there) resolves with no system
+// call; only a symbolic link, an entry of unknown type or an unlistable parent asks
+// the file system.
 func (p *Policy) realDir(dir string) string {
 	if r, ok := p.real[dir]; ok {
 		return r
 	}
-	r, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			r = dir
-		} else {
-			r = filepath.Join(p.realDir(parent), filepath.Base(dir))
+	r := dir
+	if parent := filepath.Dir(dir); parent != dir {
+		base := filepath.Base(dir)
+		dl := p.readDir(parent)
+		typ, special := dl.special.EntryType(base)
+		under := func() string {
+			if rp := p.realDir(parent); rp != parent {
+				return filepath.Join(rp, base)
+			}
+			return dir
 		}
+		if dl.err == nil && (!special || typ == fs.ModeDir) {
+			r = under()
+		} else if er, err := filepath.EvalSymlinks(dir); err == nil {
+			r = er
+		} else {
+			r = under()
+		}
+	} else if er, err := filepath.EvalSymlinks(dir); err == nil {
+		r = er
 	}
 	p.real[dir] = r
 	return r
@@ -672,7 +725,11 @@ func (p *Policy) repoTop(dir string) string {
 		return t
 	}
 	var t string
-	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+	has, known := p.gits[dir]
+	if !known {
+		has = hasGitEntry(dir)
+	}
+	if has {
 		t = dir
 	} else if parent := filepath.Dir(dir); parent != dir {
 		t = p.repoTop(parent)

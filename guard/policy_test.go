@@ -266,3 +266,11 @@ func TestIsMarkerName(t *testing.T) {
 		assert.Equal(t, want, IsMarkerName(p), p)
 	}
 }
+
+func TestSplitCleanIsDirAndBase(t *testing.T) {
+	for _, p := range []string{"/", "/a", "/a/b", "/a/b/c.txt", "/ü/ß", filepath.Join(t.TempDir(), "x")} {
+		d, b := splitClean(p)
+		assert.Equal(t, filepath.Dir(p), d, p)
+		assert.Equal(t, filepath.Base(p), b, p)
+	}
+}

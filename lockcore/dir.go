@@ -1,6 +1,8 @@
 package lockcore
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,34 +16,81 @@ import (
 // ReadErr set (they still stop: fail closed). err is non-nil only when dir itself
 // cannot be listed; a missing dir gives no locks and no error.
 func ReadDir(dir string, loc *time.Location) ([]*Lock, error) {
-	// Names only, unsorted: a hook reads every directory above every changed path, and
-	// os.ReadDir's sort (and its lstat of each entry on some systems) is most of that
-	// cost in a large folder; only the few lock names are then looked at.
-	f, err := os.Open(dir)
+	l, err := ReadListing(dir, loc)
+	return l.Locks, err
+}
+
+// Listing is what one reading of a directory tells: its locks, and which of its
+// entries are not regular files.
+type Listing struct {
+	// Locks are as ReadDir returns them.
+	Locks []*Lock
+	// Special maps the names of the entries that are not regular files to their type
+	// (fs.ModeDir, fs.ModeSymlink, ...; fs.ModeIrregular when the listing did not say).
+	// A name that is not there is a regular file or is not there at all, which a
+	// caller judging many paths of one folder (a commit) learns without a system call
+	// per path.
+	Special map[string]fs.FileMode
+	// folded holds the Special names lower-cased: where the file system ignores case,
+	// a path may spell an entry differently.
+	folded map[string]struct{}
+}
+
+// EntryType returns the type of the entry name when it is not a regular file
+// (special), and special false for a regular file or a name that is not there. A name
+// that matches a special entry only when case is ignored is special, of unknown type
+// (fs.ModeIrregular): the caller must ask the file system.
+func (l Listing) EntryType(name string) (typ fs.FileMode, special bool) {
+	if len(l.Special) == 0 {
+		return 0, false
+	}
+	if t, ok := l.Special[name]; ok {
+		return t, true
+	}
+	if _, ok := l.folded[strings.ToLower(name)]; ok {
+		return fs.ModeIrregular, true
+	}
+	return 0, false
+}
+
+// ReadListing reads dir once: its locks (as ReadDir) and the names of its entries that
+// are not regular files. A missing dir gives an empty listing and no error.
+func ReadListing(dir string, loc *time.Location) (Listing, error) {
+	// Names and types straight from the directory, unsorted: a hook reads every
+	// directory above every changed path, and os.ReadDir's sort (and its lstat of each
+	// entry on some systems) is most of that cost in a large folder; only the few lock
+	// names are then looked at.
+	var out Listing
+	_, err := forEachEntry(dir, func(name string, typ fs.FileMode) {
+		// name may point into a reused buffer: it is copied before it is kept.
+		if typ != 0 {
+			if out.Special == nil {
+				out.Special, out.folded = map[string]fs.FileMode{}, map[string]struct{}{}
+			}
+			if typ == modeUnknown {
+				typ = fs.ModeIrregular
+			}
+			kept := strings.Clone(name)
+			out.Special[kept] = typ
+			out.folded[strings.ToLower(kept)] = struct{}{}
+		}
+		if !maybeLockName(name) || !IsLockName(name) {
+			return
+		}
+		if l, err := ReadLock(filepath.Join(dir, name), loc); err == nil {
+			out.Locks = append(out.Locks, l)
+		}
+	})
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
+		if errors.Is(err, fs.ErrNotExist) {
+			return Listing{}, nil
 		}
-		return nil, err
+		// What was read before a failure is dropped: the caller treats the whole
+		// directory as unreadable (fail closed).
+		return Listing{}, err // an *fs.PathError naming dir
 	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, err // an *os.PathError naming dir
-	}
-	var locks []*Lock
-	for _, name := range names {
-		if !IsLockName(name) {
-			continue
-		}
-		l, err := ReadLock(filepath.Join(dir, name), loc)
-		if err != nil {
-			continue
-		}
-		locks = append(locks, l)
-	}
-	sort.Slice(locks, func(i, j int) bool { return locks[i].File < locks[j].File })
-	return locks, nil
+	sort.Slice(out.Locks, func(i, j int) bool { return out.Locks[i].File < out.Locks[j].File })
+	return out, nil
 }
 
 // ExistingLockPath returns the path of the lock file that path names as it is spelled
