@@ -7,6 +7,8 @@ import time
 
 bench_dir, runs = sys.argv[1], int(sys.argv[2])
 repo = os.path.join(bench_dir, "repo")
+# An initial import: the same 100,000 files staged at once on an unborn branch.
+imp = os.path.join(bench_dir, "import")
 guard = os.path.join(bench_dir, "bin", "guard")
 gogit = os.path.join(bench_dir, "bin", "hooksgogit")
 DIRS, PER_DIR, COMMITS = 1000, 100, 1000
@@ -15,8 +17,8 @@ env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1",
            GUARD_OWNER="bench", GUARD_HOST="benchhost", LANG="C")
 
 
-def git(*args, **kw):
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True,
+def git(*args, cwd=None, **kw):
+    return subprocess.run(["git", *args], cwd=cwd or repo, env=env, check=True,
                           capture_output=True, **kw).stdout
 
 
@@ -67,13 +69,25 @@ if not os.path.exists(os.path.join(repo, ".git", "refs", "tags", "B")) and \
     build()
     print("built %s (%d files, %d commits) in %.1fs" % (repo, DIRS * PER_DIR, COMMITS + 1, time.time() - t))
 
+if not os.path.exists(os.path.join(imp, ".git", "index")):
+    t = time.time()
+    subprocess.run(["git", "clone", "-q", "--no-checkout", "--shared", repo, imp], env=env, check=True)
+    git("symbolic-ref", "HEAD", "refs/heads/import", cwd=imp)  # unborn: everything is new
+    git("read-tree", "A", cwd=imp)
+    git("checkout-index", "-a", "-f", cwd=imp)
+    with open(os.path.join(imp, ".git", "info", "exclude"), "a") as f:
+        f.write("LOCK*.txt\n")
+    print("built %s (%d files staged on an unborn branch) in %.1fs" % (imp, DIRS * PER_DIR, time.time() - t))
+
 # Locks in a few folders, held by the bench identity (the hook reads and judges them,
 # then lets the commit through), and one soft lock of someone else.
-for d in (1, 100, 250, 500, 750):
-    with open(os.path.join(repo, "d%04d" % d, "LOCK.txt"), "w") as f:
-        f.write("owner: bench\nexpires_after: 24h\n")
-with open(os.path.join(repo, "d0900", "LOCK.txt"), "w") as f:
-    f.write("owner: someone-else\nmode: soft\nexpires_after: 24h\n")
+for top in (repo, imp):
+    for d in (1, 100, 250, 500, 750):
+        with open(os.path.join(top, "d%04d" % d, "LOCK.txt"), "w") as f:
+            f.write("owner: bench\nexpires_after: 24h\n")
+    with open(os.path.join(top, "d0900", "LOCK.txt"), "w") as f:
+        f.write("owner: someone-else\nmode: soft\nexpires_after: 24h\n")
+assert len(git("diff", "--cached", "--name-only", "-z", cwd=imp).split(b"\0")) - 1 == DIRS * PER_DIR
 
 # 20 staged files spread over the lock-holding folders and others.
 git("reset", "-q")
@@ -98,10 +112,10 @@ hook_env = dict(env, GIT_EXEC_PATH=exec_path)
 commit_env = dict(hook_env, GIT_INDEX_FILE=".git/index")
 
 
-def measure(argv, stdin=b"", expect=0, env=env):
+def measure(argv, stdin=b"", expect=0, env=env, cwd=None):
     """Wall time and peak RSS (the process and the children it waited for)."""
     t = time.perf_counter()
-    p = subprocess.Popen(argv, cwd=repo, env=env, stdin=subprocess.PIPE,
+    p = subprocess.Popen(argv, cwd=cwd or repo, env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     p.stdin.write(stdin)
     p.stdin.close()
@@ -115,27 +129,35 @@ def measure(argv, stdin=b"", expect=0, env=env):
     return elapsed, ru.ru_maxrss / 1024.0
 
 
+DIFF, PRE = "git diff --cached --name-only -z", "guard hook pre-commit"
+DIFF_BIG, PRE_BIG = DIFF + " (100,000 staged)", PRE + " (100,000 staged)"
 cases = {
-    "git diff --cached --name-only -z": (["git", "diff", "--cached", "--name-only", "-z"], b"", env),
-    "guard hook pre-commit": ([guard, "hook", "pre-commit"], b"", commit_env),
-    "go-git index diff": ([gogit, repo], b"", env),
-    "git log --name-only --format= A..B": (["git", "log", "--name-only", "--format=", "A..B"], b"", env),
-    "guard hook pre-push (A..B)": ([guard, "hook", "pre-push", "origin", "url"], push_stdin, hook_env),
+    DIFF: (["git", "diff", "--cached", "--name-only", "-z"], b"", env, repo),
+    PRE: ([guard, "hook", "pre-commit"], b"", commit_env, repo),
+    DIFF_BIG: (["git", "diff", "--cached", "--name-only", "-z"], b"", env, imp),
+    PRE_BIG: ([guard, "hook", "pre-commit"], b"", commit_env, imp),
+    "go-git index diff": ([gogit, repo], b"", env, repo),
+    "git log --name-only --format= A..B": (["git", "log", "--name-only", "--format=", "A..B"], b"", env, repo),
+    "guard hook pre-push (A..B)": ([guard, "hook", "pre-push", "origin", "url"], push_stdin, hook_env, repo),
 }
+if os.environ.get("GOGIT") == "0":  # go-git takes seconds a round: leave it out
+    del cases["go-git index diff"]
+load_before = os.getloadavg()[0]
 times = {k: [] for k in cases}
 rss = {k: 0.0 for k in cases}
-for k, (argv, stdin, e) in cases.items():  # warm the page cache
-    measure(argv, stdin, env=e)
+for k, (argv, stdin, e, cwd) in cases.items():  # warm the page cache
+    measure(argv, stdin, env=e, cwd=cwd)
 for _ in range(runs):  # interleaved, so both sides see the same machine state
-    for k, (argv, stdin, e) in cases.items():
-        t, r = measure(argv, stdin, env=e)
+    for k, (argv, stdin, e, cwd) in cases.items():
+        t, r = measure(argv, stdin, env=e, cwd=cwd)
         times[k].append(t)
         rss[k] = max(rss[k], r)
 
 med = {k: statistics.median(v) * 1000 for k, v in times.items()}
 low = {k: min(v) * 1000 for k, v in times.items()}
 print("runs: %d, interleaved; median and minimum wall time; peak RSS of the process and the"
-      " git children it waited for" % runs)
+      " git children it waited for; load average before %.1f, after %.1f"
+      % (runs, load_before, os.getloadavg()[0]))
 for k in cases:
     print("  %-40s %8.1f ms  (min %8.1f)  %6.1f MB" % (k, med[k], low[k], rss[k]))
 
@@ -144,12 +166,17 @@ def ratio(a, b):
     return med[a] / med[b], low[a] / low[b]
 
 
-pc = ratio("guard hook pre-commit", "git diff --cached --name-only -z")
+pc = ratio(PRE, DIFF)
+pb = ratio(PRE_BIG, DIFF_BIG)
 pp = ratio("guard hook pre-push (A..B)", "git log --name-only --format= A..B")
-gg = ratio("go-git index diff", "git diff --cached --name-only -z")
-print("pre-commit vs git diff:  %.2fx median, %.2fx min (target <= 1.5x)" % pc)
-print("pre-push vs git log:     %.2fx median, %.2fx min (target <= 1.5x)" % pp)
-print("go-git index diff vs git diff: %.0fx median" % gg[0])
-ok = pc[0] <= 1.5 and pp[0] <= 1.5 and rss["guard hook pre-commit"] < 64 and rss["guard hook pre-push (A..B)"] < 64
+print("pre-commit, 20 staged, vs git diff:       %.2fx median, %.2fx min (target <= 1.5x)" % pc)
+print("pre-commit, 100,000 staged, vs git diff:  %.2fx median, %.2fx min (target <= 1.5x)" % pb)
+print("pre-push vs git log:                      %.2fx median, %.2fx min (target <= 1.5x)" % pp)
+if "go-git index diff" in cases:
+    print("go-git index diff vs git diff: %.0fx median" % ratio("go-git index diff", DIFF)[0])
+# With 100,000 paths git's own diff is the larger process (about 50 MB): the bound is
+# on what guard adds to it.
+ok = pc[0] <= 1.5 and pb[0] <= 1.5 and pp[0] <= 1.5 and rss[PRE] < 64 and \
+    rss["guard hook pre-push (A..B)"] < 64 and rss[PRE_BIG] < rss[DIFF_BIG] + 64
 print("PASS" if ok else "FAIL (a busy machine inflates the process-heavy side; compare the minimums)")
 sys.exit(0 if ok else 1)

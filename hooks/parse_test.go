@@ -1,11 +1,14 @@
 package hooks
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 const (
@@ -109,4 +112,15 @@ func FuzzParseNameStatusZ(f *testing.F) {
 			require.NotContains(t, c.Path, "\x00")
 		}
 	})
+}
+
+func TestSessionAbsIsFilepathJoin(t *testing.T) {
+	for _, root := range []string{"/repo", "/"} {
+		s := &session{repo: gitrun.Repo{Top: root}}
+		rel := []string{"a.go", "d/e/f.txt", "./x", "a//b", "a/../b", "a/.", "..", "trailing/", "/lead", "ü/ß.txt", "a\\b"}
+		got := s.abs(rel)
+		for i, p := range rel {
+			assert.Equal(t, filepath.Join(root, filepath.FromSlash(p)), got[i], "%q under %q", p, root)
+		}
+	}
 }

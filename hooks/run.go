@@ -76,9 +76,36 @@ func (s *session) root() string {
 func (s *session) abs(rel []string) []string {
 	out := make([]string, 0, len(rel))
 	for _, p := range rel {
-		out = append(out, filepath.Join(s.root(), filepath.FromSlash(p)))
+		out = append(out, joinGitPath(s.root(), p))
 	}
 	return out
+}
+
+// joinGitPath is filepath.Join(root, filepath.FromSlash(p)) for a git path p: git
+// keeps no ".", ".." or empty segment in its paths, so a plain concatenation is
+// already clean, without Join's second scan (a commit may name 100,000 paths).
+func joinGitPath(root, p string) string {
+	if !cleanGitPath(p) {
+		return filepath.Join(root, filepath.FromSlash(p))
+	}
+	if strings.HasSuffix(root, string(filepath.Separator)) {
+		return root + filepath.FromSlash(p) // a repository at the file-system root
+	}
+	return root + string(filepath.Separator) + filepath.FromSlash(p)
+}
+
+// cleanGitPath reports whether p, a slash-separated path relative to the top level,
+// needs no cleaning: no empty, "." or ".." segment, no leading or trailing slash.
+func cleanGitPath(p string) bool {
+	if p == "" || filepath.Separator != '/' && strings.ContainsRune(p, filepath.Separator) {
+		return false
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *session) ask(ops, paths []string) (*guard.Decision, error) {
@@ -253,45 +280,71 @@ func recovered(fn func() error) (err error) {
 
 func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	// git diff --cached needs nothing from the session, so it is started first and
-	// runs while the session asks git where the repository is: the hook costs little
-	// more than git's diff.
-	waitStaged, err := StartStagedChanges(ctx, gitrun.New(env.Dir, env.Env))
-	if err != nil {
-		return err
+	// runs while the session finds the repository. Its output is read as git writes
+	// it: each change is made absolute and each new folder handed to the policy, which
+	// lists folders (several at once) while git still prints the rest of a large
+	// commit. The hook then costs little more than git's diff.
+	type staged struct {
+		changes []Change
+		paths   []string
+		err     error
 	}
+	rootc := make(chan string, 1)
+	dirs := make(chan string, 256)
+	done := make(chan staged, 1)
+	go func() {
+		var st staged
+		root, known, last := "", false, ""
+		st.err = recovered(func() error {
+			return StreamStagedChanges(ctx, gitrun.New(env.Dir, env.Env), func(c Change) error {
+				if !known {
+					root, known = <-rootc, true
+				}
+				st.changes = append(st.changes, c)
+				if root == "" {
+					return nil // no session: the error is the hook's answer
+				}
+				abs := joinGitPath(root, c.Path)
+				st.paths = append(st.paths, abs)
+				if d := filepath.Dir(abs); d != last {
+					last = d
+					dirs <- d
+				}
+				return nil
+			})
+		})
+		close(dirs)
+		done <- st
+	}()
 	s, err := openSession(ctx, env)
-	if err == nil {
-		// While git still diffs, the policy reads the directories every staged path
-		// shares (the repository root and those above it) into its cache; the answer
-		// itself is asked again below with the real paths.
-		_, _ = s.askFenced([]string{guard.OpCommit}, []string{s.root()}, false)
-	}
-	changes, serr := waitStaged()
 	if err != nil {
+		rootc <- ""
+		<-done
 		return err
 	}
+	rootc <- s.root()
+	// While git still diffs, the policy reads the directories every staged path
+	// shares (the repository root and those above it), then the folders of the paths
+	// git prints; the answer itself is asked below with all the paths.
+	_, _ = s.askFenced([]string{guard.OpCommit}, []string{s.root()}, false)
+	s.policy.Prefetch(dirs)
+	st := <-done
 	o.repo, o.id = s.repo, s.id
-	err = serr
-	if err != nil {
-		return err
+	if st.err != nil {
+		return st.err
 	}
-	rel := make([]string, 0, len(changes))
-	for _, c := range changes {
-		rel = append(rel, c.Path)
-	}
-	paths := s.abs(rel)
 	ops := []string{guard.OpCommit}
-	dec, err := s.ask(ops, paths)
+	dec, err := s.ask(ops, st.paths)
 	if err != nil {
 		return err
 	}
-	for i, c := range changes {
+	for i, c := range st.changes {
 		if reason, refused := guard.CommittedMarker(c.Path, guard.MarkerStaged, c.Status == 'D'); refused {
-			dec.Blocking = append(dec.Blocking, guard.Block{Path: paths[i], Reason: reason})
+			dec.Blocking = append(dec.Blocking, guard.Block{Path: st.paths[i], Reason: reason})
 			dec.Allowed = false
 		}
 	}
-	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: paths, dec: dec})
+	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: st.paths, dec: dec})
 	return nil
 }
 

@@ -1,9 +1,13 @@
 package hooks
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/guardlocks/guard/internal/gitrun"
 )
@@ -21,65 +25,111 @@ type Change struct {
 // of a rename appear, as a deletion and an addition. It honours GIT_INDEX_FILE from
 // g.Env, which git sets for `git commit -a` and `git commit <paths>`.
 func StagedChanges(ctx context.Context, g gitrun.Git) ([]Change, error) {
-	wait, err := StartStagedChanges(ctx, g)
+	var changes []Change
+	err := StreamStagedChanges(ctx, g, func(c Change) error {
+		changes = append(changes, c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return wait()
+	return changes, nil
 }
 
-// StartStagedChanges starts the git diff of StagedChanges and returns the function
-// that waits for its answer.
-func StartStagedChanges(ctx context.Context, g gitrun.Git) (func() ([]Change, error), error) {
-	p, err := g.Start(ctx, nil, "diff", "--cached", "--name-status", "-z", "--no-renames",
-		"--no-relative", "--ignore-submodules=none", "--no-ext-diff", "--no-textconv")
-	if err != nil {
-		return nil, err
-	}
-	return func() ([]Change, error) {
-		out, err := p.Wait()
-		if err != nil {
-			return nil, err
+// StreamStagedChanges is StagedChanges streamed: fn gets each change as git prints it
+// (git prints them sorted by path), so that a hook reads lock directories while git
+// still writes the rest of an initial import. An error from fn stops git.
+func StreamStagedChanges(ctx context.Context, g gitrun.Git, fn func(Change) error) error {
+	args := []string{"diff", "--cached", "--name-status", "-z", "--no-renames",
+		"--no-relative", "--ignore-submodules=none", "--no-ext-diff", "--no-textconv"}
+	return g.Stream(ctx, args, func(out io.Reader) error {
+		r := bufio.NewReaderSize(out, 64<<10)
+		var p nameStatusParser
+		for {
+			field, err := r.ReadSlice(0)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				// A path longer than the buffer: gather it whole.
+				rest, err2 := r.ReadBytes(0)
+				field, err = append(append([]byte(nil), field...), rest...), err2
+			}
+			if len(field) > 0 {
+				if perr := p.feed(string(bytes.TrimSuffix(field, []byte{0})), fn); perr != nil {
+					return perr
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				return p.finish()
+			}
+			if err != nil {
+				return fmt.Errorf("git diff --name-status: %w", err)
+			}
 		}
-		return parseNameStatusZ(out)
-	}, nil
+	})
 }
 
 // parseNameStatusZ parses `--name-status -z` output without renames: a status field
 // then a path, each NUL-terminated. A trailing record without its path is an error:
 // a hook must not guess.
 func parseNameStatusZ(out []byte) ([]Change, error) {
-	fields := bytes.Split(out, []byte{0})
-	if n := len(fields); n > 0 && len(fields[n-1]) == 0 {
-		fields = fields[:n-1]
-	}
 	var changes []Change
-	for i := 0; i < len(fields); i++ {
-		st := string(fields[i])
-		if st == "" {
-			return nil, fmt.Errorf("git diff --name-status: empty status field at record %d", len(changes)+1)
+	add := func(c Change) error {
+		changes = append(changes, c)
+		return nil
+	}
+	var p nameStatusParser
+	text := string(out)
+	for text != "" {
+		f, rest, _ := strings.Cut(text, "\x00")
+		text = rest
+		if err := p.feed(f, add); err != nil {
+			return nil, err
 		}
-		n := 1
-		if st[0] == 'R' || st[0] == 'C' {
-			n = 2 // a score and two paths, should rename detection be on after all
-		}
-		if i+n >= len(fields) {
-			return nil, fmt.Errorf("git diff --name-status: status %q without a path", st)
-		}
-		for j := 1; j <= n; j++ {
-			p := string(fields[i+j])
-			if p == "" {
-				return nil, fmt.Errorf("git diff --name-status: status %q with an empty path", st)
-			}
-			s := st[0]
-			if n == 2 && j == 1 && s == 'R' {
-				s = 'D' // the old side of a rename leaves the tree
-			} else if n == 2 {
-				s = 'A'
-			}
-			changes = append(changes, Change{Status: s, Path: p})
-		}
-		i += n
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
 	}
 	return changes, nil
+}
+
+// nameStatusParser reads the NUL-separated fields of `--name-status -z` one at a time.
+type nameStatusParser struct {
+	status  string // the status of the record being read ("" between records)
+	want    int    // paths still to come for it
+	records int
+}
+
+// feed takes the next field (without its NUL) and passes each complete change to fn.
+func (p *nameStatusParser) feed(field string, fn func(Change) error) error {
+	if p.want == 0 {
+		if field == "" {
+			return fmt.Errorf("git diff --name-status: empty status field at record %d", p.records+1)
+		}
+		p.status, p.want = field, 1
+		if field[0] == 'R' || field[0] == 'C' {
+			p.want = 2 // a score and two paths, should rename detection be on after all
+		}
+		return nil
+	}
+	if field == "" {
+		return fmt.Errorf("git diff --name-status: status %q with an empty path", p.status)
+	}
+	s := p.status[0]
+	if p.status[0] == 'R' || p.status[0] == 'C' {
+		if p.want == 2 && s == 'R' {
+			s = 'D' // the old side of a rename leaves the tree
+		} else {
+			s = 'A'
+		}
+	}
+	p.want--
+	p.records++
+	return fn(Change{Status: s, Path: field})
+}
+
+// finish reports a record whose paths did not all come.
+func (p *nameStatusParser) finish() error {
+	if p.want > 0 {
+		return fmt.Errorf("git diff --name-status: status %q without a path", p.status)
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 )
@@ -86,6 +87,35 @@ func (g Git) Start(ctx context.Context, input []byte, args ...string) (*Process,
 		return nil, &Error{Args: args, Code: -1, Err: err}
 	}
 	return p, nil
+}
+
+// Stream runs git with args and hands its stdout to fn while git is still writing it,
+// so that the caller's work on the first lines overlaps git's on the last. When fn
+// returns an error git is stopped and that error is returned; otherwise Stream waits
+// for git and returns its failure, if any, as a *Error. fn must read until EOF (or
+// fail): git blocks on a full pipe.
+func (g Git) Stream(ctx context.Context, args []string, fn func(io.Reader) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := g.command(ctx, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	if err := cmd.Start(); err != nil {
+		return &Error{Args: args, Code: -1, Err: err}
+	}
+	if err := fn(out); err != nil {
+		cancel()
+		_ = cmd.Wait()
+		return err
+	}
+	if err := cmd.Wait(); err != nil {
+		return newError(args, stderr.String(), err)
+	}
+	return nil
 }
 
 // command is the one place guard builds a git process: in g.Dir with g.Env.

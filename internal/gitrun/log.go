@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -52,47 +52,33 @@ const logBatch = 64
 func LogPathsFunc(ctx context.Context, g Git, revs []string, fn func([]string) error) error {
 	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--name-only", "-z", "--format=", "--diff-merges=combined", "--no-ext-diff", "--no-textconv"}, revs...)
 	args = append(args, "--")
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := g.command(ctx, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("git log: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return &Error{Args: args, Code: -1, Err: err}
-	}
-	seen := make(map[string]struct{})
 	var batch []string
-	r := bufio.NewReaderSize(out, 64*1024)
-	var fnErr error
-	for fnErr == nil {
-		field, rerr := r.ReadString(0)
-		// Exactly as git wrote it: a name may start with a newline (git prints no
-		// separator between commits with an empty --format).
-		if s := strings.TrimSuffix(field, "\x00"); s != "" {
-			if _, ok := seen[s]; !ok {
-				seen[s] = struct{}{}
-				batch = append(batch, s)
-				if len(batch) >= logBatch {
-					fnErr = fn(batch)
-					batch = nil
+	err := g.Stream(ctx, args, func(out io.Reader) error {
+		seen := make(map[string]struct{})
+		r := bufio.NewReaderSize(out, 64*1024)
+		for {
+			field, rerr := r.ReadString(0)
+			// Exactly as git wrote it: a name may start with a newline (git prints no
+			// separator between commits with an empty --format).
+			if s := strings.TrimSuffix(field, "\x00"); s != "" {
+				if _, ok := seen[s]; !ok {
+					seen[s] = struct{}{}
+					batch = append(batch, s)
+					if len(batch) >= logBatch {
+						if err := fn(batch); err != nil {
+							return err
+						}
+						batch = nil
+					}
 				}
 			}
+			if rerr != nil {
+				return nil
+			}
 		}
-		if rerr != nil {
-			break
-		}
-	}
-	if fnErr != nil {
-		cancel()
-		_ = cmd.Wait()
-		return fnErr
-	}
-	if err := cmd.Wait(); err != nil {
-		return newError(args, stderr.String(), err)
+	})
+	if err != nil {
+		return err
 	}
 	if len(batch) > 0 {
 		return fn(batch)
