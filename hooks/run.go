@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
