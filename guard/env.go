@@ -42,6 +42,9 @@ type Env struct {
 	// Executable is the absolute path of the running guard binary (recorded by
 	// install).
 	Executable string
+	// Recorder, when set, receives the events guard's commands and gates record (see
+	// Record); main points it at the history.
+	Recorder func(Event)
 }
 
 // Env returns the value of an environment variable ("" when Getenv is nil).

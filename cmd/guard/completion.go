@@ -17,6 +17,7 @@ var flagValues = map[string][]string{
 	"hooks":  install.Hooks,
 	"mode":   {"hard", "soft"},
 	"hook":   agent.Agents,
+	"event":  guard.Events,
 }
 
 // agentCommands take an agent name as their first argument.

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/history"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -33,6 +34,11 @@ func main() {
 // tree, and turn the outcome into an exit code.
 func run(args []string) int {
 	env := processEnv()
+	// Every command records its events in the history's journal; a journal that cannot
+	// be written (no state directory, a full disk) loses the event, never the answer.
+	if _, spool, err := history.Paths(env); err == nil {
+		env.Recorder = func(ev guard.Event) { _ = spool.Append(ev) }
+	}
 	mod, _ := debug.ReadBuildInfo()
 	root := newRootCmd(env, withModuleInfo(buildInfo{version, commit, date}, mod))
 	root.SetArgs(args)
