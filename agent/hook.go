@@ -43,6 +43,9 @@ func RunHook(opts HookOptions) error {
 	for _, c := range v.Claimed {
 		fmt.Fprintf(env.Stderr, "guard: claimed %s\n", c)
 	}
+	if v.Decision != None {
+		guard.RecordGate(env, guard.EventRefused, "agent-hook", env.Env("GUARD_OWNER"), env.Dir, string(v.Decision)+" ("+opts.Agent+"): "+v.Reason)
+	}
 	return WriteAnswer(env.Stdout, opts.Agent, v)
 }
 

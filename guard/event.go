@@ -2,6 +2,8 @@ package guard
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/guardlocks/guard/lockcore"
@@ -123,4 +125,35 @@ func (e *Env) Record(ev Event) {
 		ev.Time = e.Clock.Now()
 	}
 	e.Recorder(ev)
+}
+
+// maxRefusalEvents bounds the events one refusal records: a 100,000-file commit into a
+// locked folder is one refusal, not 100,000 events.
+const maxRefusalEvents = 20
+
+// RecordDecision records a refusal by gate (pre-commit, pre-push, ci, check, publish,
+// agent-hook, ...): one refused event per blocking lock, caused by actor. An allowed
+// decision records nothing.
+func RecordDecision(env *Env, gate, actor string, d *Decision) {
+	if d == nil || d.Allowed || env == nil || env.Recorder == nil {
+		return
+	}
+	for i, b := range d.Blocking {
+		if i == maxRefusalEvents {
+			break
+		}
+		ev := Event{Event: EventRefused, Path: b.Path}
+		if b.Lock != nil {
+			ev = LockEvent(EventRefused, b.Lock)
+		}
+		ev.Actor = actor
+		ev.Detail = fmt.Sprintf("%s: %s refused for %s: %s", gate, strings.Join(d.Ops, ","), b.Path, b.Reason)
+		env.Record(ev)
+	}
+}
+
+// RecordGate records a gate's refusal or bypass that no Decision describes (a marker, a
+// command guard cannot judge, GUARD_BYPASS).
+func RecordGate(env *Env, event, gate, actor, path, detail string) {
+	env.Record(Event{Event: event, Path: path, Actor: actor, Detail: gate + ": " + detail})
 }

@@ -179,6 +179,12 @@ func RunCI(ctx context.Context, opts CIOptions) error {
 		}
 	}
 	if !report.Allowed {
+		for _, d := range decisions {
+			guard.RecordDecision(env, "ci", subject.Identity.Owner, d)
+		}
+		for _, m := range markers {
+			guard.RecordGate(env, guard.EventRefused, "ci", subject.Identity.Owner, repo.Top, markerMessage(m))
+		}
 		return guard.Silent(guard.ExitRefused)
 	}
 	return nil

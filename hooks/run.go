@@ -136,6 +136,7 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 		}
 		if !c.dec.Allowed {
 			refused = true
+			guard.RecordDecision(env, o.hook, o.id.Owner, c.dec)
 			if c.ref != "" {
 				fmt.Fprintf(w, "guard: %s: push of %s refused\n", o.hook, c.what)
 			}
@@ -163,6 +164,7 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 			fmt.Fprintf(w, "guard: refusing (fail closed): a bypass needs its audit trail. Fix the log, or skip the hook with `git %s --no-verify`.\n", verb)
 			return guard.Silent(guard.ExitUsage)
 		}
+		guard.RecordGate(env, guard.EventBypassed, o.hook, o.id.Owner, env.Dir, fmt.Sprintf("GUARD_BYPASS %q let a refused %s through", reason, verb))
 		fmt.Fprintf(w, "guard: %s: GUARD_BYPASS set (%q): letting this %s through; recorded in %s\n", o.hook, reason, verb, logPath)
 		return nil
 	}

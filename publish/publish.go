@@ -85,6 +85,10 @@ func RunPublish(opts PublishOptions) error {
 	}
 	d.Explain(env.Stderr)
 	if !d.Allowed {
+		guard.RecordDecision(env, "publish", opts.Identity.Owner, d.Locks)
+		if d.Locks == nil || d.Locks.Allowed {
+			guard.RecordGate(env, guard.EventRefused, "publish", opts.Identity.Owner, c.ProjectDir, c.Op+" refused by the project's markers: "+cmdline)
+		}
 		fmt.Fprintf(env.Stderr, "guard: %s was not run.\n", cmdline)
 		return guard.Silent(guard.ExitRefused)
 	}

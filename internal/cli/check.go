@@ -52,6 +52,7 @@ func RunCheck(o CheckOptions) error {
 		}
 	}
 	dec.Explain(o.Env.Stderr)
+	guard.RecordDecision(o.Env, "check", subjects[0].Identity.Owner, dec)
 	if !dec.Allowed {
 		return guard.Silent(guard.ExitRefused)
 	}

@@ -210,6 +210,7 @@ func hold(o LockOptions, cmd string, wait time.Duration, spec lockcore.Spec, opt
 	})
 	stopProgress()
 	if err != nil {
+		recordLockRefusal(env, cmd, spec.Owner, err)
 		return nil, lockRefusal(err)
 	}
 	res := h.Acquired()
@@ -264,6 +265,7 @@ func hold(o LockOptions, cmd string, wait time.Duration, spec lockcore.Spec, opt
 // reportClaim says on stderr what a claim did beyond creating the lock, and (with
 // hints) the fence hints a holder exports.
 func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired, hints bool) {
+	recordClaim(env, cmd, res)
 	switch res.Action {
 	case lockcore.Renewed:
 		if len(res.Updated) > 0 {

@@ -55,6 +55,7 @@ func RunPrune(o PruneOptions) error {
 				fmt.Fprintf(env.Stdout, "would remove %s\n", a.Path)
 			}
 		case a.Removed:
+			recordLock(env, guard.EventPruned, nil, a.Path, "", "prune")
 			out.Removed = append(out.Removed, a.Path)
 			if !o.JSON {
 				fmt.Fprintf(env.Stdout, "removed %s\n", a.Path)

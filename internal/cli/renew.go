@@ -56,6 +56,7 @@ func RunRenew(o RenewOptions) error {
 	case err != nil:
 		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
 	}
+	recordLock(env, guard.EventRenewed, l, path, id.Owner, "renew")
 	if o.JSON {
 		return writeJSON(env.Stdout, l.ToJSON(now))
 	}

@@ -67,6 +67,7 @@ func RunUnlock(o UnlockOptions) error {
 	case err != nil:
 		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
 	}
+	recordLock(env, guard.EventReleased, l, path, id.Owner, "unlock")
 	if o.JSON {
 		out := UnlockJSON{Path: path, Removed: true}
 		if l != nil {

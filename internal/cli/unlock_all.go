@@ -67,6 +67,7 @@ func runUnlockAll(o UnlockOptions) error {
 			_, err := lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: id.Owner, Now: now})
 			switch {
 			case err == nil:
+				recordLock(env, guard.EventReleased, l, l.Path, id.Owner, "unlock --all")
 				out.Released = append(out.Released, l.Path)
 				if !o.JSON {
 					fmt.Fprintf(env.Stdout, "released %s\n", l.Path)
