@@ -231,6 +231,8 @@ func recordAuditBypass(env *guard.Env, failed []AuditEntry, reason string) ([]st
 		if err != nil {
 			return nil, err
 		}
+		guard.RecordGate(env, guard.EventBypassed, guard.GateAudit, subject.Identity.Owner, *e.LocalPath,
+			fmt.Sprintf("GUARD_BYPASS %q let the %s verdict of %s through", reason, e.Verdict, e.FullName))
 		if !slices.Contains(logs, p) {
 			logs = append(logs, p)
 		}

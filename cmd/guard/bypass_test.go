@@ -39,7 +39,8 @@ func TestAuditYieldsToGUARD_BYPASSOnlyWithARecord(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(clone, "PRIVATE.txt"), nil, 0o644))
 	args := []string{"audit", "github", "--owner", "acme", "--api-url", srv.URL + "/api/v3/", root}
 
-	stdout, stderr, code := runGuard(t, root, []string{"GUARD_BYPASS=made public on purpose, PRIVATE.txt goes next"}, args...)
+	state := "XDG_STATE_HOME=" + t.TempDir()
+	stdout, stderr, code := runGuard(t, root, []string{state, "GUARD_BYPASS=made public on purpose, PRIVATE.txt goes next"}, args...)
 
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "violation", "the verdict is still reported")
@@ -52,6 +53,13 @@ func TestAuditYieldsToGUARD_BYPASSOnlyWithARecord(t *testing.T) {
 	assert.Equal(t, "made public on purpose, PRIVATE.txt goes next", entries[0]["reason"])
 	assert.Equal(t, true, entries[0]["refused"])
 	assert.Contains(t, entries[0]["blocking"].([]any)[0].(map[string]any)["reason"], "acme/open is public")
+	out, stderr, code := runGuard(t, root, []string{state}, "history", "--json", "--event", "bypassed")
+	require.Equal(t, 0, code, stderr)
+	var evs []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &evs), out)
+	require.Len(t, evs, 1, out)
+	assert.Equal(t, clone, evs[0]["path"])
+	assert.Contains(t, evs[0]["detail"], "audit: GUARD_BYPASS")
 
 	// No place for the record: the bypass does not happen (fail closed).
 	require.NoError(t, os.RemoveAll(filepath.Join(clone, ".git", "guard")))
