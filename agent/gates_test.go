@@ -236,3 +236,29 @@ func TestStrictAsksBeforeCodeGuardCannotRead(t *testing.T) {
 	v := decideBash(t, repo, "make", strict)
 	assert.Equal(t, None, v.Decision)
 }
+
+// TestAScopedLockIsNearToo: a lock that covers only part of its folder (a scope, by
+// its folder or by .guard.toml [scopes]) still makes an unreadable command an ask.
+func TestAScopedLockIsNearToo(t *testing.T) {
+	repo := gatesTree(t)
+	require.NoError(t, os.Remove(filepath.Join(repo, "locked", "LOCK.txt")))
+	scoped := func(rel, name, toml string) {
+		dir := filepath.Join(repo, rel)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "lib", "deep"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("owner: alice\ncreated: 2026-11-29T09:30:00\nexpires_after: 2h\n"), 0o644))
+		if toml != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ".guard.toml"), []byte(toml), 0o644))
+		}
+	}
+	scoped("comp", "LOCK.src.txt", "")
+	v := decideBash(t, repo, "rm -rf $TARGET", false)
+	assert.Equal(t, Ask, v.Decision, v.Reason)
+	assert.Contains(t, v.Reason, filepath.Join(repo, "comp", "LOCK.src.txt"))
+
+	require.NoError(t, os.RemoveAll(filepath.Join(repo, "comp")))
+	scoped("comp2", "LOCK.api.txt", "[scopes]\napi = [\"lib/deep/**\"]\n")
+	v = decideBash(t, repo, "rm -rf $TARGET", false)
+	assert.Equal(t, Ask, v.Decision, v.Reason)
+	assert.Contains(t, v.Reason, filepath.Join(repo, "comp2", "LOCK.api.txt"))
+}

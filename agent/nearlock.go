@@ -55,8 +55,8 @@ func (d *decider) searchNear(root string) string {
 		// Breadth first, in name order: the nearest lock is named first.
 		dir := queue[0]
 		queue = queue[1:]
-		hasLock := false
 		var subdirs []string
+		hasLock := false
 		err := listDir(dir, buf, func(name string, isDir bool) {
 			switch {
 			case isDir:
@@ -88,8 +88,8 @@ func (d *decider) searchNear(root string) string {
 	return ""
 }
 
-// refusingLock asks the policy whether an edit in dir is refused, and names the lock
-// that refuses it.
+// refusingLock asks the policy whether an edit of dir is refused (a lock in dir
+// refuses it whatever its scope), and names the lock that refuses it.
 func (d *decider) refusingLock(dir string) string {
 	dec, err := d.policy.Check(guard.Request{Ops: []string{OpEdit}, Paths: []string{dir}})
 	switch {
