@@ -89,7 +89,7 @@ func installsDirectories(args []shellWord) bool {
 // optionArgs lists, per command, the short options that take an argument.
 var optionArgs = map[string]string{
 	"mkdir": "mZ", "install": "gmoStZ", "cp": "tS", "ln": "tS", "rsync": "efT", "scp": "cFiJloPS",
-	"mknod": "mZ", "mkfifo": "mZ", "shred": "nsu",
+	"mknod": "mZ", "mkfifo": "mZ", "shred": "ns",
 }
 
 // operands returns the non-option arguments, skipping the arguments of the short

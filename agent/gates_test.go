@@ -149,6 +149,8 @@ func TestClosedGates(t *testing.T) {
 		{"tar xf in a locked folder", "cd locked && tar xf ../a.tar", Deny},
 		{"unzip -d into a locked folder", "unzip a.zip -d locked", Deny},
 		{"git clone into a locked folder", "git clone https://example.com/r.git locked/r", Deny},
+		{"git clone with a valued long option", "git clone --depth 1 https://example.com/r.git locked", Deny},
+		{"git clone in a locked folder", "cd locked && git clone https://example.com/r.git", Deny},
 		{"git worktree add into a locked folder", "git worktree add locked/wt", Deny},
 		{"git checkout-index -f -a", "git checkout-index -f -a", Deny},
 		{"git archive -o into a locked folder", "git archive -o locked/a.zip HEAD", Deny},
@@ -161,6 +163,7 @@ func TestClosedGates(t *testing.T) {
 		{"curl -O --output-dir", "curl -O --output-dir locked https://example.com/f", Deny},
 		{"wget in a locked folder", "cd locked && wget https://example.com/f", Deny},
 		{"time -o", "/usr/bin/time -o locked/t.txt ls", Deny},
+		{"shred -u (a flag, not a value)", "shred -u locked/a.go", Deny},
 		// What guard cannot read is asked near the lock.
 		{"a variable target", "rm -rf $TARGET", Ask},
 		{"eval of a variable", `eval "$cmd"`, Ask},

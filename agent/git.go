@@ -120,7 +120,9 @@ func (c *command) git(args []shellWord) {
 			c.patchFrom(&f, strip)
 		}
 	case "clone":
-		ops := operands(rest, "objucs")
+		ops := operands(dropLongValues(rest, "--depth", "--branch", "--origin", "--template", "--reference",
+			"--reference-if-able", "--separate-git-dir", "--config", "--filter", "--jobs", "--shallow-since",
+			"--shallow-exclude", "--upload-pack", "--server-option", "--bundle-uri", "--revision"), "objucs")
 		switch {
 		case len(ops) >= 2:
 			a.deepTarget(ops[1], cwd, c.text)
@@ -185,6 +187,23 @@ func (c *command) git(args []shellWord) {
 			a.unknown(quoteCmd(c.text) + " is a git command guard does not know (an alias or an extension)")
 		}
 	}
+}
+
+// dropLongValues removes the long options of names written with a separate value
+// (--depth 1) and their values, so that operands does not take the value for one.
+func dropLongValues(args []shellWord, names ...string) []shellWord {
+	var out []shellWord
+	for i := 0; i < len(args); i++ {
+		if args[i].Text == "--" {
+			return append(out, args[i:]...)
+		}
+		if setOf(names...)[args[i].Text] {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
 
 func removeWord(ws []shellWord, t string) []shellWord {
