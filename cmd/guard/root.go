@@ -44,7 +44,7 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		return usageError(cmd, err)
 	})
 	root.AddCommand(
-		newVersionCmd(env, bi), newManCmd(env), newHistoryCmd(env),
+		newVersionCmd(env, bi), newManCmd(env), newHistoryCmd(env), newWatchCmd(env),
 		// lock library (read side)
 		newScanCmd(env), newStatusCmd(env), newCheckCmd(env), newPruneCmd(env),
 		// lock library (write side)

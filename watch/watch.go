@@ -1,0 +1,345 @@
+// Package watch reports what happens to the lock files under a set of roots, as it
+// happens (CONTRACT.md section 9, guard watch): file-system notifications (fsnotify) for
+// immediate events, a full rescan that catches what notifications miss (network and
+// cloud-sync folders, an exhausted watch limit), and the clock for expiries.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+// Options configure a watch.
+type Options struct {
+	Env   *guard.Env
+	Roots []lockcore.ScanRoot
+	// SkipDirs are directory names (lower-cased) not walked, as for scan.
+	SkipDirs []string
+	// Rescan is the period of the full rescan (default 60 s).
+	Rescan time.Duration
+	// Emit receives each event, in order.
+	Emit func(guard.Event)
+	// Warn receives the watcher's warnings (an exhausted watch limit, unreadable folders).
+	Warn func(string)
+	// NoNotify turns file-system notifications off: the rescan alone finds changes
+	// (for network folders, where notifications never come).
+	NoNotify bool
+	// Ready, when set, is called once the initial scan is done and the folders are
+	// watched (tests wait for it).
+	Ready func()
+}
+
+// snap is what the watcher last saw of one lock file.
+type snap struct {
+	lock    *lockcore.Lock
+	expired bool
+}
+
+type watcher struct {
+	o       Options
+	fsw     *fsnotify.Watcher
+	locks   map[string]snap
+	depth   map[string]int // watched directories and their depth below their root
+	maxOf   map[string]int // a watched directory's root's max depth
+	full    bool           // the watch limit was hit: some folders are unwatched
+	watched int
+}
+
+// Run watches until ctx is done. Only an error that stops the watch entirely (no
+// notifications at all, and no root to scan) is returned.
+func Run(ctx context.Context, o Options) error {
+	if o.Rescan <= 0 {
+		o.Rescan = time.Minute
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	w := &watcher{o: o, locks: map[string]snap{}, depth: map[string]int{}, maxOf: map[string]int{}}
+	fsw, err := fsnotify.NewWatcher()
+	if o.NoNotify && err == nil {
+		fsw.Close()
+		fsw, err = nil, errors.New("turned off")
+	}
+	if err != nil {
+		o.Warn(fmt.Sprintf("file-system notifications are not available (%v); relying on the rescan every %s", err, o.Rescan))
+	} else {
+		w.fsw = fsw
+		defer fsw.Close()
+		for _, r := range o.Roots {
+			w.addTree(r.Path, 0, r.MaxDepth)
+		}
+	}
+	w.locks = w.scanAll()
+	w.expire(o.Env.Clock.Now(), false)
+	if o.Ready != nil {
+		o.Ready()
+	}
+
+	rescan := time.NewTicker(o.Rescan)
+	defer rescan.Stop()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w.fsw != nil {
+		events, errs = w.fsw.Events, w.fsw.Errors
+	}
+	dirty := map[string]bool{} // folder → its whole subtree changed (true) or only its own locks
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	expiry := time.NewTimer(w.untilNextExpiry())
+	defer expiry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-events:
+			w.notice(ev, dirty)
+			// Editors and guard itself write in several steps (temp file, link, rename):
+			// let them settle before reading.
+			settle.Reset(50 * time.Millisecond)
+		case err := <-errs:
+			o.Warn(fmt.Sprintf("file-system notifications: %v; the rescan every %s catches what was missed", err, o.Rescan))
+		case <-settle.C:
+			for dir, tree := range dirty {
+				w.rereadDir(dir, tree)
+			}
+			clear(dirty)
+		case <-rescan.C:
+			w.diff(w.locks, w.scanAll())
+		case <-expiry.C:
+		}
+		w.expire(o.Env.Clock.Now(), true)
+		expiry.Reset(w.untilNextExpiry())
+	}
+}
+
+// addTree watches dir and the folders below it down to max (depth is dir's own).
+func (w *watcher) addTree(dir string, depth, max int) {
+	if w.full {
+		return
+	}
+	if _, ok := w.depth[dir]; ok {
+		return
+	}
+	if err := w.fsw.Add(dir); err != nil {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+			w.full = true
+			w.o.Warn(fmt.Sprintf("the file-system watch limit is exhausted after %d folders (Linux: fs.inotify.max_user_watches); folders beyond are caught by the rescan every %s", w.watched, w.o.Rescan))
+		}
+		return
+	}
+	w.watched++
+	w.depth[dir], w.maxOf[dir] = depth, max
+	if depth >= max {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || w.skip(e.Name()) {
+			continue
+		}
+		w.addTree(filepath.Join(dir, e.Name()), depth+1, max)
+	}
+}
+
+func (w *watcher) skip(name string) bool {
+	n := strings.ToLower(name)
+	return n == ".git" || n == "node_modules" || slices.Contains(w.o.SkipDirs, n)
+}
+
+// notice marks what an fsnotify event changed: a lock file's folder, a new folder to
+// watch, a removed folder whose locks are gone.
+func (w *watcher) notice(ev fsnotify.Event, dirty map[string]bool) {
+	dir, base := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	if d, ok := w.depth[dir]; ok && ev.Has(fsnotify.Create) {
+		if st, err := os.Stat(ev.Name); err == nil && st.IsDir() && !w.skip(base) {
+			w.addTree(ev.Name, d+1, w.maxOf[dir])
+			dirty[ev.Name] = true // it may have arrived with locks inside (a mv, a tar -x)
+			return
+		}
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if _, ok := w.depth[ev.Name]; ok {
+			w.forgetTree(ev.Name)
+			dirty[ev.Name] = true
+			return
+		}
+	}
+	if lockcore.IsLockName(base) && !dirty[dir] {
+		dirty[dir] = false
+	}
+}
+
+// forgetTree stops tracking dir's watches (the kernel dropped them with the folder).
+func (w *watcher) forgetTree(dir string) {
+	for d := range w.depth {
+		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
+			delete(w.depth, d)
+			delete(w.maxOf, d)
+			w.watched--
+		}
+	}
+}
+
+func (w *watcher) scanAll() map[string]snap {
+	res := lockcore.Scan(w.o.Roots, lockcore.ScanOptions{SkipDirs: w.o.SkipDirs, Loc: w.o.Env.Clock.Now().Location()})
+	out := make(map[string]snap, len(res.Locks))
+	now := w.o.Env.Clock.Now()
+	for _, l := range res.Locks {
+		prev, seen := w.locks[l.Path]
+		out[l.Path] = snap{lock: l, expired: seen && prev.expired && !l.Active(now) || !seen && !l.Active(now)}
+	}
+	return out
+}
+
+// rereadDir reads one folder's locks (with tree, when the folder is new or gone, its
+// whole subtree's) and reports the differences.
+func (w *watcher) rereadDir(dir string, tree bool) {
+	now := w.o.Env.Clock.Now()
+	next := map[string]snap{}
+	prefix := dir + string(filepath.Separator)
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		if _, watched := w.depth[dir]; watched {
+			locks, err := lockcore.ReadDir(dir, now.Location())
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				w.o.Warn(fmt.Sprintf("%s: %v", dir, err))
+				return
+			}
+			for _, l := range locks {
+				next[l.Path] = snap{lock: l}
+			}
+			if tree {
+				// A folder that arrived whole (mv, tar -x) is scanned below too.
+				res := lockcore.Scan([]lockcore.ScanRoot{{Path: dir, MaxDepth: w.maxOf[dir] - w.depth[dir]}}, lockcore.ScanOptions{SkipDirs: w.o.SkipDirs, Loc: now.Location()})
+				for _, l := range res.Locks {
+					next[l.Path] = snap{lock: l}
+				}
+			}
+		}
+	}
+	old := map[string]snap{}
+	for p, s := range w.locks {
+		if filepath.Dir(p) == dir || tree && strings.HasPrefix(p, prefix) {
+			old[p] = s
+		}
+	}
+	for p, s := range next {
+		if o, ok := old[p]; ok && !changed(o.lock, s.lock) {
+			s.expired = o.expired
+		} else {
+			s.expired = !s.lock.Active(now)
+		}
+		next[p] = s
+	}
+	w.diff(old, next)
+}
+
+// diff reports the differences between old and next (a part of the state, or all of
+// it) and makes next the state there.
+func (w *watcher) diff(old, next map[string]snap) {
+	now := w.o.Env.Clock.Now()
+	var paths []string
+	for p := range old {
+		paths = append(paths, p)
+	}
+	for p := range next {
+		if _, ok := old[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		o, hadOld := old[p]
+		n, hasNew := next[p]
+		switch {
+		case hadOld && !hasNew:
+			name := guard.EventReleased
+			if !o.lock.Active(now) && !o.lock.Protected() {
+				name = guard.EventPruned // an expired lock removed: a prune (guard's or the reference's)
+			}
+			w.emit(name, o.lock)
+			delete(w.locks, p)
+		case !hadOld && hasNew:
+			if n.lock.Active(now) {
+				w.emit(guard.EventAcquired, n.lock)
+			}
+			w.locks[p] = n
+		case changed(o.lock, n.lock):
+			name := guard.EventRenewed
+			if n.lock.Owner != o.lock.Owner {
+				name = guard.EventTakenOver
+			}
+			w.emit(name, n.lock)
+			w.locks[p] = n
+		default:
+			n.expired = o.expired
+			w.locks[p] = n
+		}
+	}
+}
+
+// changed reports whether a lock file was rewritten (its fields, not its mtime alone).
+func changed(a, b *lockcore.Lock) bool {
+	if a.Owner != b.Owner || !a.Created.Equal(b.Created) || a.ExpiresAfter != b.ExpiresAfter {
+		return true
+	}
+	fa, oka := a.Fence()
+	fb, okb := b.Fence()
+	return oka != okb || fa != fb
+}
+
+// expire reports the locks whose expiry the clock has passed (emit: false on the
+// initial scan, where a lock found expired is not news).
+func (w *watcher) expire(now time.Time, emit bool) {
+	for p, s := range w.locks {
+		if s.expired || s.lock.Active(now) {
+			continue
+		}
+		s.expired = true
+		w.locks[p] = s
+		if emit {
+			w.emit(guard.EventExpired, s.lock)
+		}
+	}
+}
+
+func (w *watcher) untilNextExpiry() time.Duration {
+	now := w.o.Env.Clock.Now()
+	next := w.o.Rescan
+	for _, s := range w.locks {
+		if s.expired {
+			continue
+		}
+		if at, ok := s.lock.ExpiresAt(); ok {
+			if d := at.Sub(now) + 10*time.Millisecond; d < next {
+				next = d
+			}
+		}
+	}
+	if next < 10*time.Millisecond {
+		next = 10 * time.Millisecond
+	}
+	return next
+}
+
+func (w *watcher) emit(name string, l *lockcore.Lock) {
+	ev := guard.LockEvent(name, l)
+	ev.Time = w.o.Env.Clock.Now()
+	ev.Actor = "watch"
+	w.o.Emit(ev)
+}
