@@ -124,3 +124,17 @@ func TestSessionAbsIsFilepathJoin(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinGitPathsIsFilepathJoin(t *testing.T) {
+	rel := []string{"a.go", "d/e/f.txt", "./x", "a//b", "a/../b", "ü/ß.txt", "trailing/", "z"}
+	var batch []Change
+	for _, p := range rel {
+		batch = append(batch, Change{Status: 'A', Path: p})
+	}
+	for _, root := range []string{"/repo", "/"} {
+		got := joinGitPaths(root, batch)
+		for i, p := range rel {
+			assert.Equal(t, filepath.Join(root, filepath.FromSlash(p)), got[i], "%q under %q", p, root)
+		}
+	}
+}

@@ -82,6 +82,42 @@ func (s *session) abs(rel []string) []string {
 	return out
 }
 
+// joinGitPaths is joinGitPath for each change of a batch, the clean ones built in one
+// string (one allocation for the batch, not one per path).
+func joinGitPaths(root string, batch []Change) []string {
+	sep := string(filepath.Separator)
+	if strings.HasSuffix(root, sep) {
+		sep = ""
+	}
+	size := 0
+	for _, c := range batch {
+		size += len(root) + len(sep) + len(c.Path)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	ends := make([]int, len(batch))
+	for i, c := range batch {
+		if cleanGitPath(c.Path) {
+			b.WriteString(root)
+			b.WriteString(sep)
+			b.WriteString(filepath.FromSlash(c.Path))
+		}
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	out := make([]string, len(batch))
+	start := 0
+	for i, c := range batch {
+		if ends[i] == start {
+			out[i] = joinGitPath(root, c.Path) // not clean: Join cleans it
+		} else {
+			out[i] = all[start:ends[i]]
+		}
+		start = ends[i]
+	}
+	return out
+}
+
 // joinGitPath is filepath.Join(root, filepath.FromSlash(p)) for a git path p: git
 // keeps no ".", ".." or empty segment in its paths, so a plain concatenation is
 // already clean, without Join's second scan (a commit may name 100,000 paths).
@@ -299,19 +335,20 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		var st staged
 		root, known, last := "", false, ""
 		st.err = recovered(func() error {
-			return StreamStagedChanges(ctx, gitrun.New(env.Dir, env.Env), func(c Change) error {
+			return StreamStagedChanges(ctx, gitrun.New(env.Dir, env.Env), func(batch []Change) error {
 				if !known {
 					root, known = <-rootc, true
 				}
-				st.changes = append(st.changes, c)
+				st.changes = append(st.changes, batch...)
 				if root == "" {
 					return nil // no session: the error is the hook's answer
 				}
-				abs := joinGitPath(root, c.Path)
-				st.paths = append(st.paths, abs)
-				if d := filepath.Dir(abs); d != last {
-					last = d
-					dirs <- d
+				for _, abs := range joinGitPaths(root, batch) {
+					st.paths = append(st.paths, abs)
+					if d := filepath.Dir(abs); d != last {
+						last = d
+						dirs <- d
+					}
 				}
 				return nil
 			})

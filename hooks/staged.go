@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,8 +24,8 @@ type Change struct {
 // g.Env, which git sets for `git commit -a` and `git commit <paths>`.
 func StagedChanges(ctx context.Context, g gitrun.Git) ([]Change, error) {
 	var changes []Change
-	err := StreamStagedChanges(ctx, g, func(c Change) error {
-		changes = append(changes, c)
+	err := StreamStagedChanges(ctx, g, func(batch []Change) error {
+		changes = append(changes, batch...)
 		return nil
 	})
 	if err != nil {
@@ -36,28 +34,57 @@ func StagedChanges(ctx context.Context, g gitrun.Git) ([]Change, error) {
 	return changes, nil
 }
 
-// StreamStagedChanges is StagedChanges streamed: fn gets each change as git prints it
-// (git prints them sorted by path), so that a hook reads lock directories while git
-// still writes the rest of an initial import. An error from fn stops git.
-func StreamStagedChanges(ctx context.Context, g gitrun.Git, fn func(Change) error) error {
+// StreamStagedChanges is StagedChanges streamed: fn gets the changes in batches as git
+// prints them (git prints them sorted by path), so that a hook reads lock directories
+// while git still writes the rest of an initial import. A batch is only valid during
+// the call (its slice is reused); the paths in it stay valid. An error from fn stops git.
+func StreamStagedChanges(ctx context.Context, g gitrun.Git, fn func([]Change) error) error {
 	args := []string{"diff", "--cached", "--name-status", "-z", "--no-renames",
 		"--no-relative", "--ignore-submodules=none", "--no-ext-diff", "--no-textconv"}
 	return g.Stream(ctx, args, func(out io.Reader) error {
-		r := bufio.NewReaderSize(out, 64<<10)
 		var p nameStatusParser
+		var batch []Change
+		add := func(c Change) error {
+			batch = append(batch, c)
+			return nil
+		}
+		buf := make([]byte, 64<<10)
+		carry := ""
 		for {
-			field, err := r.ReadSlice(0)
-			if errors.Is(err, bufio.ErrBufferFull) {
-				// A path longer than the buffer: gather it whole.
-				rest, err2 := r.ReadBytes(0)
-				field, err = append(append([]byte(nil), field...), rest...), err2
-			}
-			if len(field) > 0 {
-				if perr := p.feed(string(bytes.TrimSuffix(field, []byte{0})), fn); perr != nil {
-					return perr
+			n, err := out.Read(buf)
+			if n > 0 {
+				// One string per read: the paths are slices of it, not one
+				// allocation each (an initial import prints 100,000 of them).
+				block := carry + string(buf[:n])
+				for {
+					i := strings.IndexByte(block, 0)
+					if i < 0 {
+						break
+					}
+					if perr := p.feed(block[:i], add); perr != nil {
+						return perr
+					}
+					block = block[i+1:]
+				}
+				carry = block
+				if len(batch) > 0 {
+					if ferr := fn(batch); ferr != nil {
+						return ferr
+					}
+					batch = batch[:0]
 				}
 			}
 			if errors.Is(err, io.EOF) {
+				if carry != "" {
+					if perr := p.feed(carry, add); perr != nil {
+						return perr
+					}
+					if len(batch) > 0 {
+						if ferr := fn(batch); ferr != nil {
+							return ferr
+						}
+					}
+				}
 				return p.finish()
 			}
 			if err != nil {
