@@ -139,7 +139,7 @@ func PushRange(u RefUpdate, remote string, haveRemote bool) []string {
 // root; a publication marker in a pushed tree or added by a pushed commit is refused
 // (guard.CommittedMarker). Run by the pre-commit framework (no REMOTE), the push is
 // described by PRE_COMMIT_* variables instead, which name one ref only; see
-// frameworkPush.
+// frameworkRest.
 //
 // vis (nil: none) is the visibility check that runs after the lock checks (cmd/guard
 // wires in publish.PushVisibility): its refusal is the hook's like any other, with
