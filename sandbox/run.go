@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/child"
+	"github.com/guardlocks/guard/internal/execpath"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -30,6 +29,10 @@ type Options struct {
 	Command []string
 	// Environ is the environment COMMAND gets (GUARD_SANDBOX is added).
 	Environ []string
+	// Exec replaces guard with COMMAND once the sandbox holds, instead of running it
+	// as a child: nothing is explained when it fails, but it is exactly the process
+	// its parent started (guard run --sandbox, which signals process groups).
+	Exec bool
 	// ExtraRoots are more trees to read locks from, to their depths: the roots of the
 	// roots file (cmd/guard resolves them as guard scan does).
 	ExtraRoots []lockcore.ScanRoot
@@ -112,28 +115,31 @@ func Roots(s *guard.Subject) []lockcore.ScanRoot {
 	return []lockcore.ScanRoot{{Path: top, MaxDepth: math.MaxInt32}}
 }
 
-// start runs COMMAND as guard's child, in its working directory and environment.
+// start runs COMMAND in its working directory and environment: as guard's child, or
+// in guard's place with Exec.
 func start(o Options, sandboxed bool, abi int) (int, error) {
 	env := o.Env
-	path, err := exec.LookPath(o.Command[0])
+	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(o.Environ, "PATH"))
 	if err != nil {
-		code := 127
-		if !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, fs.ErrNotExist) {
-			code = 126
-		}
-		fmt.Fprintf(env.Stderr, "guard sandbox: %s: %v\n", o.Command[0], err)
-		return code, nil
+		fmt.Fprintf(env.Stderr, "guard sandbox: %v\n", err)
+		return 127, nil
 	}
-	cmd := exec.Command(path, o.Command[1:]...)
-	cmd.Args[0] = o.Command[0]
-	cmd.Dir = env.Dir
 	level := "0"
 	if sandboxed {
 		level = strconv.Itoa(abi)
 	}
 	// GUARD_SANDBOX tells COMMAND (and an agent hook inside it) that it already runs
 	// sandboxed, and at which Landlock ABI ("0": unsandboxed, --best-effort).
-	cmd.Env = append(withoutVar(o.Environ, "GUARD_SANDBOX"), "GUARD_SANDBOX="+level)
+	environ := append(withoutVar(o.Environ, "GUARD_SANDBOX"), "GUARD_SANDBOX="+level)
+	if o.Exec {
+		err := execInPlace(path, o.Command, environ)
+		fmt.Fprintf(env.Stderr, "guard sandbox: %s: %v\n", o.Command[0], err)
+		return 126, nil
+	}
+	cmd := exec.Command(path, o.Command[1:]...)
+	cmd.Args[0] = o.Command[0]
+	cmd.Dir = env.Dir
+	cmd.Env = environ
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
 	code, err := child.Run(cmd)
 	if err != nil {

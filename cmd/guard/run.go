@@ -9,11 +9,14 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/cli"
+	"github.com/guardlocks/guard/sandbox"
 )
 
 func newRunCmd(env *guard.Env) *cobra.Command {
 	o := cli.RunOptions{LockOptions: cli.LockOptions{Env: env}}
 	var contested, noContest bool
+	sb := sandbox.WrapOptions{Env: env}
+	var sandboxed bool
 	cmd := &cobra.Command{
 		Use:   "run [lock flags] [--wait D] [--grace D] DIR -- COMMAND [ARGS...]",
 		Short: "Run a command while holding a lock: claim, renew, release, stop it if the lock is lost",
@@ -27,7 +30,10 @@ SIGHUP go to COMMAND; the lock is released once it has exited.
 If the lock is lost while COMMAND runs (the file removed or replaced, its fence
 changed, a renewal refused), COMMAND and its process group get SIGTERM, then
 SIGKILL after --grace (default 10s), and guard exits 5. A refused claim runs
-nothing: 1 (3 for a lost contest). COMMAND not found: 127.`,
+nothing: 1 (3 for a lost contest). COMMAND not found: 127.
+
+With --sandbox, COMMAND runs under guard sandbox as the lock's holder: the kernel
+refuses its writes into every area locked by someone else (see guard sandbox).`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
@@ -51,10 +57,17 @@ nothing: 1 (3 for a lost contest). COMMAND not found: 127.`,
 			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 			defer signal.Stop(sigs)
 			o.Signals = sigs
+			if sandboxed {
+				sb.Host = o.Host
+				o.Wrap = sandbox.Wrap(sb)
+			}
 			return cli.RunRun(o)
 		},
 	}
 	addClaimFlags(cmd, &o.LockOptions, &contested, &noContest)
 	cmd.Flags().StringVar(&o.Grace, "grace", "10s", "after SIGTERM to a command whose lock was lost, SIGKILL follows after `DURATION`")
+	cmd.Flags().BoolVar(&sandboxed, "sandbox", false, "run COMMAND under guard sandbox as the lock's holder: the kernel refuses its writes into everyone else's locked areas")
+	cmd.Flags().StringArrayVar(&sb.Allow, "sandbox-allow", nil, "with --sandbox, exempt `PATH` deliberately (guard sandbox --allow); repeatable")
+	cmd.Flags().BoolVar(&sb.BestEffort, "sandbox-best-effort", false, "with --sandbox, run COMMAND unsandboxed with a warning where the kernel cannot sandbox it")
 	return cmd
 }

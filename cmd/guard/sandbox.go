@@ -56,5 +56,8 @@ COMMAND unsandboxed with a warning.`,
 	f.StringVar(&o.Host, "host", "", "the host it runs on (default GUARD_HOST, .guard.toml host, the hostname)")
 	f.StringArrayVar(&o.Allow, "allow", nil, "exempt PATH (and everything below it) deliberately; repeatable")
 	f.BoolVar(&o.BestEffort, "best-effort", false, "where the kernel cannot sandbox, run COMMAND unsandboxed with a warning instead of refusing (2)")
+	// guard run --sandbox starts guard sandbox --exec, which becomes COMMAND.
+	f.BoolVar(&o.Exec, "exec", false, "replace guard with COMMAND once sandboxed (no explanation when it fails)")
+	_ = f.MarkHidden("exec")
 	return cmd
 }

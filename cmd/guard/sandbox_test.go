@@ -376,3 +376,25 @@ func TestSandboxedGoTestOfARealProjectPasses(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.NoFileExists(t, filepath.Join(mod, "docs", "new.txt"))
 }
+
+func TestRunSandboxConfinesTheHolderToItsOwnAndFreeAreas(t *testing.T) {
+	sbNeedLandlock(t)
+	tr := sbNewTree(t)
+	env := tr.env("GUARD_OWNER=carol")
+	script := "echo held > free/held.txt && echo lease > free/LOCK.txt.probe && rm free/LOCK.txt.probe && " +
+		"echo pwned > locked/data.txt; echo \"rc=$?\"; exit 7"
+	stdout, stderr, code := sbRun(t, tr.proj, env, "run", "--sandbox", "free", "--", "/bin/sh", "-c", script)
+	assert.Equal(t, 7, code, stderr)
+	assert.Equal(t, "rc=2\n", stdout)
+	assert.Contains(t, stderr, "locked/data.txt: Permission denied")
+	assert.Equal(t, "held\n", ctRead(t, filepath.Join(tr.proj, "free", "held.txt")))
+	assert.Equal(t, "orig\n", ctRead(t, filepath.Join(tr.proj, "locked", "data.txt")))
+	assert.NoFileExists(t, filepath.Join(tr.proj, "free", "LOCK.txt"), "guard run released its lock")
+	// The holder is the lock's owner whatever the identity variables say: alice
+	// holding her own area may write it, and still not carol's team lock of box2.
+	_, stderr, code = sbRun(t, tr.proj, tr.env("GUARD_OWNER=alice"), "run", "--sandbox", "--owner", "alice", "free", "--",
+		"/bin/sh", "-c", "echo alice > locked/data.txt && ! echo x > otherhost/x.txt")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, "alice\n", ctRead(t, filepath.Join(tr.proj, "locked", "data.txt")))
+	assert.Equal(t, "x\n", ctRead(t, filepath.Join(tr.proj, "otherhost", "x.txt")))
+}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/guardlocks/guard/internal/execpath"
 )
 
 // forwarded are the signals guard passes on to the command. Job-control signals keep
@@ -63,11 +65,7 @@ func exitCode(cmd *exec.Cmd, err error) (int, error) {
 	if err != nil && !errors.As(err, &ee) {
 		return 0, err
 	}
-	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
-	}
-	return cmd.ProcessState.ExitCode(), nil
+	return execpath.ExitStatus(cmd.ProcessState), nil
 }
 
 // inForeground reports whether guard's process group is the foreground group of its
