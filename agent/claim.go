@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -87,7 +88,9 @@ func (d *decider) claimPath(p string, seen map[string]bool) (string, error) {
 		Dir: area, Kind: lockcore.Exclusive, Owner: d.id.Owner, Host: d.id.Host, Expires: expires,
 		Purpose: fmt.Sprintf("%s: %s session %s writes here; guard agent-release (or expiry) frees it", LeasePurpose, d.call.Agent, orDash(d.call.SessionID)),
 	}
-	got, err := lockcore.Acquire(spec, lockcore.AcquireOptions{Now: now})
+	// RESPECT as guard lock asks it: a lock above, beside or inside the area stops
+	// the claim (the write itself was judged already).
+	got, err := lockcore.Acquire(spec, lockcore.AcquireOptions{Now: now, Respect: d.policy.CheckClaim, MutexDir: guard.ClaimMutexDir(area)})
 	if err != nil {
 		var conflict *lockcore.ConflictError
 		if errors.As(err, &conflict) {

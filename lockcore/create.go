@@ -41,21 +41,16 @@ type AcquireOptions struct {
 	// Force replaces a lock of the same name whoever holds it (the RESPECT check still
 	// refuses when another lock covers the area).
 	Force bool
-	// Covering, when set, tells RESPECT which locks outside spec.Dir cover it (the
-	// policy's view: directories above, .guard.toml scope mappings, other working
-	// trees of the repository); only those that stop the caller count. When nil,
-	// RESPECT walks the directories above spec.Dir with the scope-folder rule. Locks
-	// in spec.Dir itself are always judged by scope overlap.
-	Covering func(dir string) ([]*Lock, error)
-	// WholeDir, when set, reports whether a lock in spec.Dir covers all of spec.Dir
-	// although its name gives it a scope (the policy's fail-closed fallback: no
-	// .guard.toml mapping and no folder of that name). Such a lock is treated as a
-	// project lock by the overlap test, so that RESPECT refuses what guard check
-	// would refuse. It is called with the creation mutex held.
-	WholeDir func(l *Lock) bool
-	// ScopeWholeDir says the same of the new lock's own scope: it overlaps every lock
-	// in spec.Dir.
-	ScopeWholeDir bool
+	// Respect decides RESPECT: whether a live lock elsewhere (another name in
+	// spec.Dir, a directory above, below, another working tree) stops this claim. It is
+	// the policy's question (guard's Policy.CheckClaim), asked here only so that it is
+	// answered under the creation mutex, from RESPECT's reading to the link: path is
+	// the lock file the claim would create or renew (its existing spelling). It returns
+	// warnings to report, or the error that refuses (a *ConflictError naming the lock);
+	// nothing is written then. Nil asks nothing: only the lock of the same name is
+	// judged (renewed, taken over, or refused as another's); lockcore's own tests of
+	// the mechanism use that.
+	Respect func(spec Spec, path string) (warnings []string, err error)
 	// MutexDir is the directory whose creation mutex (DirMutexName) the claim holds
 	// from RESPECT to the link; empty means spec.Dir. A caller whose RESPECT reads
 	// locks in other directories that in turn read spec.Dir (the same relative folder
@@ -85,10 +80,8 @@ const maxAttempts = 50
 
 // Acquire claims the lock that spec describes, following CONTRACT.md `guard lock`:
 //
-//  1. RESPECT: a live lock of another owner (for team locks: of another host) in
-//     spec.Dir with an overlapping scope, or in a directory above that covers
-//     spec.Dir, refuses with *ConflictError and nothing is written. Soft locks only
-//     warn.
+//  1. RESPECT: opt.Respect (the policy) is asked whether another live lock stops the
+//     claim; its error refuses and nothing is written, its warnings are returned.
 //  2. No file at the lock path: the body is written to a scratch file, synced, and
 //     link(2)ed to the lock name, which fails if anyone else got there first (the
 //     loser re-evaluates what it now finds). The lock is never visible half-written.
@@ -110,14 +103,12 @@ const maxAttempts = 50
 // Steps 1 and 2 happen under the directory's creation mutex (DirMutexName, or the one
 // of opt.MutexDir), so among guard processes RESPECT and the creation are one atomic
 // step: of LOCK.txt and LOCK.web.txt claimed at once by two owners, one is refused.
-// A claim in a directory below (DIR/sub) takes another mutex and needs none of DIR's:
-// a claim in DIR never reads the locks below DIR, so its outcome does not depend on the
-// claim below at all, and the claim below either read DIR before DIR's lock was linked
-// (the same as claiming first) or after (the same as claiming second). Every
-// interleaving thus equals one of the two sequential orders, both of which are legal.
-// That argument fails where two claims read each other's directory, as the same
-// relative folder of two working trees of one repository do; opt.MutexDir exists for
-// that case.
+// A claim in a directory below (DIR/sub) takes another mutex. RESPECT reads in both
+// directions (a claim in DIR also respects the locks below it), so two such claims
+// could each read the other's directory before the other's lock is linked; the caller
+// closes that window by naming one mutex directory for the whole area
+// (opt.MutexDir, e.g. the repository's root), as it must for the same relative
+// folder of two working trees of one repository.
 func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 	if spec.Expires != "" {
 		if norm, ok := NormalizeDuration(spec.Expires); ok {
@@ -159,9 +150,11 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 	// The same lock under another spelling (lock.txt for LOCK.txt) is this lock: it is
 	// renewed, taken over or refused as such, never joined by a second file.
 	path = ExistingLockPath(path)
-	warnings, err := respect(spec, path, now, loc, opt)
-	if err != nil {
-		return nil, err
+	var warnings []string
+	if opt.Respect != nil {
+		if warnings, err = opt.Respect(spec, path); err != nil {
+			return nil, err
+		}
 	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		res, retry, err := acquireOnce(spec, path, now, loc, opt.Force)
@@ -320,112 +313,6 @@ func written(path string, action Action, fence int64, prev *Lock, loc *time.Loca
 // readNoFollow reads a lock file without following a symlink at its path.
 func readNoFollow(path string) ([]byte, time.Time, error) {
 	return readRegular(path, MaxLockFileSize, oNoFollow)
-}
-
-// respect applies the RESPECT rule before anything is written.
-func respect(spec Spec, path string, now time.Time, loc *time.Location, opt AcquireOptions) ([]string, error) {
-	covering := opt.Covering
-	var warnings []string
-	judge := func(l *Lock) error {
-		if l.Path == path || !l.Active(now) || !stopsCaller(l, spec) {
-			return nil
-		}
-		if l.Soft() {
-			warnings = append(warnings, fmt.Sprintf("soft lock %s (%s) also covers %s", l.Path, l.Owner, spec.Dir))
-			return nil
-		}
-		return &ConflictError{Lock: l, Reason: "it covers " + spec.Dir}
-	}
-	here, err := ReadDir(spec.Dir, loc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot list locks: %w", spec.Dir, err)
-	}
-	myScope := spec.ScopeOrProject()
-	if opt.ScopeWholeDir {
-		myScope = ProjectScope
-	}
-	for _, l := range here {
-		if l.Path == path {
-			continue // the lock of the same name is acquireOnce's business
-		}
-		if ScopesOverlap(myScope, l.Scope) || opt.WholeDir != nil && opt.WholeDir(l) {
-			if err := judge(l); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if covering != nil {
-		others, err := covering(spec.Dir)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range others {
-			if l.Dir == spec.Dir {
-				continue // judged above, by scope
-			}
-			if err := judge(l); err != nil {
-				return nil, err
-			}
-		}
-		return warnings, nil
-	}
-	if filepath.Dir(spec.Dir) == spec.Dir {
-		return warnings, nil // the file-system root has nothing above it
-	}
-	for d := filepath.Dir(spec.Dir); ; d = filepath.Dir(d) {
-		locks, err := ReadDir(d, loc)
-		if err != nil {
-			return nil, fmt.Errorf("%s: cannot list locks: %w", d, err)
-		}
-		for _, l := range locks {
-			if ancestorCovers(l, spec.Dir) {
-				if err := judge(l); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if filepath.Dir(d) == d {
-			return warnings, nil
-		}
-	}
-}
-
-// stopsCaller follows the policy's rule (guard check), so that guard lock refuses
-// exactly where check would: a team lock never stops its own host; no lock stops its
-// own owner (a team lock on another host included: alice's team lock on h1 does not
-// stop alice on h2); a team lock stops other hosts (a host-less one every host), any
-// other lock other owners.
-func stopsCaller(l *Lock, spec Spec) bool {
-	if l.ReadErr != nil {
-		return true // fail closed: an unreadable lock belongs to nobody we know
-	}
-	if l.Kind == Team {
-		me := spec.Host
-		if spec.Kind == Team {
-			me = spec.TeamHost
-		}
-		if l.Name.Host != "" && strings.EqualFold(l.Name.Host, me) {
-			return false
-		}
-	}
-	return l.Owner == "" || l.Owner != spec.Owner
-}
-
-// ancestorCovers reports whether a lock in a directory above dir covers dir: a project
-// lock always; a scoped one when dir lies in the folder its scope names (dots as
-// slashes), or when that folder does not exist (the scope then falls back to the whole
-// directory, fail closed). .guard.toml scope mappings are the policy's business; here
-// the folder rule errs on the side of refusing.
-func ancestorCovers(l *Lock, dir string) bool {
-	if strings.EqualFold(l.Scope, ProjectScope) {
-		return true
-	}
-	folder := filepath.Join(l.Dir, filepath.FromSlash(strings.ReplaceAll(l.Scope, ".", "/")))
-	if st, err := os.Stat(folder); err != nil || !st.IsDir() {
-		return true
-	}
-	rel, err := filepath.Rel(folder, dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // renewBody returns data with created moved to now and, when expires is set (and the

@@ -30,7 +30,8 @@ func TestOverlapRaceChild(t *testing.T) {
 	out := bufio.NewWriter(os.Stdout)
 	for in.Scan() {
 		s := Spec{Dir: in.Text(), Kind: Exclusive, Scope: scope, Owner: owner, Host: "h", Expires: "1h"}
-		res, err := Acquire(s, AcquireOptions{Now: time.Now()})
+		now := time.Now()
+		res, err := Acquire(s, AcquireOptions{Now: now, Respect: anyOtherLockRefuses(now)})
 		switch {
 		case err == nil && res.Action == Created:
 			fmt.Fprintln(out, "won")
@@ -125,4 +126,23 @@ func TestAStaleCreationMutexNeitherBlocksNorCountsAsALock(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Created, res.Action)
 	assertNoScratch(t, dir)
+}
+
+// anyOtherLockRefuses is the smallest RESPECT that makes LOCK.txt and LOCK.web.txt of
+// two owners exclusive: any other live lock of another owner in the directory refuses.
+// The rule itself is guard's (Policy.CheckClaim); this test is about the mutex under
+// which Acquire asks it.
+func anyOtherLockRefuses(now time.Time) func(Spec, string) ([]string, error) {
+	return func(s Spec, path string) ([]string, error) {
+		locks, err := ReadDir(s.Dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range locks {
+			if l.Path != path && l.Active(now) && l.Owner != s.Owner {
+				return nil, &ConflictError{Lock: l, Reason: "it covers " + s.Dir}
+			}
+		}
+		return nil, nil
+	}
 }

@@ -112,37 +112,30 @@ func FuzzNormalizeDuration(f *testing.F) {
 	})
 }
 
-func TestRespectTreatsAWholeDirectoryScopeAsProject(t *testing.T) {
-	tests := []struct {
-		name      string
-		wholeDir  func(*Lock) bool
-		scopeWide bool
-		conflict  bool
-	}{
-		{"a lock whose scope names another area lets the claim through", nil, false, false},
-		{"a lock that covers the whole directory refuses it", func(l *Lock) bool { return l.File == "LOCK.nope.txt" }, false, true},
-		{"a new scope that covers the whole directory is refused", nil, true, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			held := spec(dir)
-			held.Scope = "nope"
-			_, err := Acquire(held, AcquireOptions{Now: t0})
-			require.NoError(t, err)
-			s := spec(dir)
-			s.Owner, s.Scope = "bob", "docs"
-			_, err = Acquire(s, AcquireOptions{Now: t0, WholeDir: tc.wholeDir, ScopeWholeDir: tc.scopeWide})
-			if !tc.conflict {
-				require.NoError(t, err)
-				return
-			}
-			var ce *ConflictError
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, filepath.Join(dir, "LOCK.nope.txt"), ce.Lock.Path)
-			assert.NoFileExists(t, s.Path())
-		})
-	}
+// Acquire asks the caller's RESPECT under the creation mutex, with the lock file it
+// would write; a refusal writes nothing, warnings come back with the result.
+func TestAcquireAsksRespectUnderTheCreationMutex(t *testing.T) {
+	dir := t.TempDir()
+	s := spec(dir)
+	var asked []string
+	refuse := &ConflictError{Lock: &Lock{Path: filepath.Join(dir, "elsewhere", "LOCK.txt"), Owner: "carol"}, Reason: "it covers " + dir}
+	_, err := Acquire(s, AcquireOptions{Now: t0, Respect: func(got Spec, path string) ([]string, error) {
+		asked = append(asked, path)
+		_, statErr := os.Stat(filepath.Join(dir, DirMutexName))
+		assert.NoError(t, statErr, "RESPECT runs while the creation mutex is held")
+		assert.Equal(t, "alice", got.Owner)
+		return nil, refuse
+	}})
+	require.ErrorIs(t, err, refuse)
+	assert.Equal(t, []string{s.Path()}, asked)
+	assert.NoFileExists(t, s.Path())
+
+	res, err := Acquire(s, AcquireOptions{Now: t0, Respect: func(Spec, string) ([]string, error) {
+		return []string{"soft lock nearby"}, nil
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, Created, res.Action)
+	assert.Equal(t, []string{"soft lock nearby"}, res.Warnings)
 }
 
 func TestAcquireAgainMovesAnUntilLocksMoment(t *testing.T) {

@@ -35,6 +35,9 @@ type cqWorld struct {
 	env []string
 	// lockArgs are extra flags of guard lock (--scope, --team ...).
 	lockArgs []string
+	// area is what guard check asks about when it differs from path: the area a
+	// scoped claim of path would cover.
+	area string
 	// cmd is the publishing command of publish rows (run in cwd).
 	cmd []string
 }
@@ -47,8 +50,10 @@ type cqRow struct {
 	// want is the exit code every entry point gives: 0 allowed, 1 refused, 2 bad
 	// input, 4 ask.
 	want int
-	// says are texts every non-zero answer contains.
-	says []string
+	// says are texts every non-zero answer contains; entrySays more for one entry
+	// point (the wording of a refusal differs between commands, its facts do not).
+	says      []string
+	entrySays map[string][]string
 	// pending skips the row with this reason (a fix another helper has not landed).
 	pending string
 }
@@ -59,7 +64,11 @@ type cqEntry func(t *testing.T, w cqWorld) (int, string)
 
 var cqEntries = map[string]cqEntry{
 	"check": func(t *testing.T, w cqWorld) (int, string) {
-		_, errOut, code := ctRun(t, w.cwd, w.env, "", "check", "--op", cqOp(w), w.path)
+		path := w.path
+		if w.area != "" {
+			path = w.area
+		}
+		_, errOut, code := ctRun(t, w.cwd, w.env, "", "check", "--op", cqOp(w), path)
 		return code, errOut
 	},
 	"pre-commit": func(t *testing.T, w cqWorld) (int, string) {
@@ -99,7 +108,11 @@ var cqEntries = map[string]cqEntry{
 		case w.cmd != nil:
 			in["tool_name"], in["tool_input"] = "Bash", map[string]any{"command": strings.Join(w.cmd, " ")}
 		default:
-			in["tool_name"], in["tool_input"] = "Write", map[string]any{"file_path": w.path, "content": "x\n"}
+			path := w.path
+			if w.area != "" {
+				path = w.area
+			}
+			in["tool_name"], in["tool_input"] = "Write", map[string]any{"file_path": path, "content": "x\n"}
 		}
 		data, err := json.Marshal(in)
 		require.NoError(t, err)
@@ -281,6 +294,46 @@ var consistencyRows = []cqRow{
 		want: 1,
 		says: []string{"PRIVATE.txt", "not before the audit"},
 	},
+	{
+		// Divergence 6: two scopes that map to no folder each cover all of DIR (fail
+		// closed), so another host's team lock refuses the claim; the refusal says why
+		// and how to let them sit side by side.
+		name: "team locks of two hosts whose scopes map to no folder",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"main.go": "package main\n"})
+			ctWrite(t, repo, "LOCK.team.assets.OTHERHOST.txt", cqLock("agent-o"))
+			return cqWorld{cwd: repo, path: repo, area: filepath.Join(repo, "main.go"),
+				env: []string{"GUARD_HOST=MYHOST", "GUARD_OWNER=agent-m"}, lockArgs: []string{"--team", "MYHOST", "--scope", "docs"}}
+		},
+		ask:  []string{"check", "agent-hook", "lock"},
+		want: 1,
+		says: []string{"LOCK.team.assets.OTHERHOST.txt"},
+		entrySays: map[string][]string{"lock": {`its scope "assets" and yours ("docs") both map to no folder`,
+			"so each covers all of", "[scopes]\n    assets = [\"assets/**\"]\n    docs = [\"docs/**\"]"}},
+	},
+	{
+		// Divergence 6: a claim respects the live locks below DIR inside its area.
+		name: "a lock below the claimed folder",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/a.go": "package a\n", "docs/index.md": "d\n"})
+			ctWrite(t, repo, "src/LOCK.txt", cqLock("alice"))
+			return cqWorld{cwd: repo, path: repo, env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:  []string{"check", "lock"},
+		want: 1,
+		says: []string{filepath.Join("src", "LOCK.txt"), "alice"},
+	},
+	{
+		name: "a scoped claim whose area excludes the lock below",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/a.go": "package a\n", "docs/index.md": "d\n"})
+			ctWrite(t, repo, "src/LOCK.txt", cqLock("alice"))
+			return cqWorld{cwd: repo, path: repo, area: filepath.Join(repo, "docs"), env: []string{"GUARD_OWNER=bob"},
+				lockArgs: []string{"--scope", "docs"}}
+		},
+		ask:  []string{"check", "lock"},
+		want: 0,
+	},
 }
 
 func TestConsistencyEveryEntryPointGivesTheSameAnswer(t *testing.T) {
@@ -296,7 +349,7 @@ func TestConsistencyEveryEntryPointGivesTheSameAnswer(t *testing.T) {
 					code, msg := entry(t, row.build(t))
 					assert.Equal(t, row.want, code, "guard %s answered %d, the others %d:\n%s", name, code, row.want, msg)
 					if row.want != 0 {
-						for _, s := range row.says {
+						for _, s := range append(append([]string{}, row.says...), row.entrySays[name]...) {
 							assert.Contains(t, msg, s, "guard %s", name)
 						}
 					}

@@ -25,7 +25,10 @@ func ctOneJSONDocument(t *testing.T, s string) {
 }
 
 func TestContractEveryReportingCommandPrintsOneJSONDocument(t *testing.T) {
-	repo := ctRepo(t, map[string]string{"src/a.go": "a\n"})
+	// docs/ and crew/ give the scoped locks below their own areas: a scope without a
+	// folder would cover all of the repository, alice's src/LOCK.txt included, and be
+	// refused (CONTRACT.md section 4, RESPECT below DIR).
+	repo := ctRepo(t, map[string]string{"src/a.go": "a\n", "docs/index.md": "d\n", "crew/notes.md": "c\n"})
 	state := t.TempDir()
 	ctWrite(t, repo, "src/LOCK.txt", "owner: alice\n"+ctLive)
 	ctWrite(t, repo, "old/LOCK.txt", "owner: alice\n"+ctDead)

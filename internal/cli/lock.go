@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -173,21 +171,11 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	// RESPECT sees what guard check sees: locks above DIR with .guard.toml scope
-	// mappings, and locks in the other working trees of the repository.
+	// RESPECT is the policy's (guard.Policy.CheckClaim), asked under the creation
+	// mutex at every attempt.
 	policy := guard.NewPolicy(env, id)
-	covering := func(dir string) ([]*lockcore.Lock, error) {
-		locks, errs := policy.Covering(dir)
-		if len(errs) > 0 {
-			return nil, fmt.Errorf("guard could not see whether a lock covers %s (fail closed): %w", dir, errs[0])
-		}
-		return locks, nil
-	}
 	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{
-		Force: o.Force, Covering: covering,
-		WholeDir:      policy.CoversWholeDir,
-		ScopeWholeDir: policy.ScopeCoversWholeDir(dir, spec.Scope),
-		MutexDir:      creationMutexDir(dir),
+		Force: o.Force, Respect: policy.CheckClaim, MutexDir: guard.ClaimMutexDir(dir),
 	})
 }
 
@@ -283,34 +271,6 @@ func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired, hints bool)
 	if hints && res.Fence > 0 {
 		fmt.Fprintf(env.Stderr, "LOCK_FENCE=%d\nLOCK_FENCE_FILE=%s\n", res.Fence, res.Path)
 	}
-}
-
-// creationMutexDir is the directory whose creation mutex a claim in dir holds. Claims
-// in the same relative folder of two working trees of one repository read each
-// other's locks (CONTRACT section 2), so in a repository with linked worktrees every
-// claim takes the mutex of one directory all of them agree on (the smallest real path
-// of the working-tree roots). Elsewhere it is dir itself (lockcore.Acquire argues why
-// that suffices).
-func creationMutexDir(dir string) string {
-	top := gitrun.RepoTop(dir)
-	if top == "" {
-		return dir
-	}
-	trees := gitrun.WorkingTrees(top)
-	if len(trees) < 2 {
-		return dir
-	}
-	var real []string
-	for _, t := range trees {
-		if r, err := filepath.EvalSymlinks(t); err == nil {
-			real = append(real, r)
-		}
-	}
-	if len(real) == 0 {
-		return dir
-	}
-	sort.Strings(real)
-	return real[0]
 }
 
 // lockRefusal maps a lockcore error to guard's exit codes.

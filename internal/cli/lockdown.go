@@ -73,7 +73,7 @@ func RunLockdown(o LockdownOptions) error {
 		return guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
 	}
 	host := subject.Identity.Host
-	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit, MutexDir: creationMutexDir})
+	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit, MutexDir: guard.ClaimMutexDir})
 	// Record what was written even when a later root failed, so --undo can remove it.
 	if res != nil && len(res.Locked) > 0 {
 		merr := lockcore.UpdateLockdownManifest(manifest, func(m *lockcore.LockdownManifest) {

@@ -62,9 +62,7 @@ func resourcePath(env *guard.Env, cmd, uri, target string, n LockNaming, create 
 }
 
 // claimResource is claimLock for --resource: the lock file of the resource in the
-// resources directory. Its RESPECT is the resources directory alone: folder locks
-// above it (a lockdown of the home folder) do not lock resources, and resource
-// locks of other URIs never overlap (their scopes differ).
+// resources directory, with the resources' RESPECT (guard.Policy.CheckResourceClaim).
 func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, error) {
 	env := o.Env
 	path, err := resourcePath(env, cmd, o.Resource, o.Dir, o.LockNaming, true)
@@ -88,8 +86,8 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 	if err := spec.Validate(); err != nil {
 		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	nothingAbove := func(string) ([]*lockcore.Lock, error) { return nil, nil }
-	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{Force: o.Force, Covering: nothingAbove})
+	policy := guard.NewPolicy(env, id)
+	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{Force: o.Force, Respect: policy.CheckResourceClaim})
 }
 
 // resourceStatus is guard status --resource: 0 when no active lock holds the
