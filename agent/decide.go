@@ -70,7 +70,7 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 	d := &decider{
 		env: env, call: call, opts: opts, cfg: subject.Config, subject: subject,
 		id:    Identity(env, call, subject),
-		perms: newPermissionsCache(),
+		perms: guard.NewPermissionsChain(),
 	}
 	d.policy = guard.NewPolicy(env, d.id)
 	d.run()
@@ -91,7 +91,7 @@ type decider struct {
 	subject *guard.Subject
 	id      guard.Identity
 	policy  *guard.Policy
-	perms   *permissionsCache
+	perms   *guard.PermissionsChain
 
 	denies   []string
 	asks     []string
@@ -114,27 +114,27 @@ func (d *decider) run() {
 			tools = append(tools, "Write")
 		}
 		for _, p := range c.Paths {
-			d.permission(permRequest{Dir: dirOf(p), Target: p, Tools: tools})
+			d.permission(guard.PermRequest{Dir: dirOf(p), Target: p, Tools: tools})
 		}
 		d.locks([]string{OpEdit}, c.Paths, false, c.Tool)
 		d.controlFiles(c.Paths)
 		d.written = append(d.written, c.Paths...)
 	case KindRead:
 		for _, p := range c.Paths {
-			req := permRequest{Dir: dirOf(p), Target: p, Tools: []string{"Read"}}
+			req := guard.PermRequest{Dir: dirOf(p), Target: p, Tools: []string{"Read"}}
 			if c.Action != "Read" {
 				// Glob and Grep: rules may name the tool with its pattern, or Read.
 				req.Tools = []string{c.Action, "Read"}
 			}
 			d.permission(req)
 			if c.Pattern != "" {
-				d.permission(permRequest{Dir: dirOf(p), Actions: []string{c.Action + "(" + c.Pattern + ")"}, ExplicitOnly: true})
+				d.permission(guard.PermRequest{Dir: dirOf(p), Actions: []string{c.Action + "(" + c.Pattern + ")"}, ExplicitOnly: true})
 			}
 		}
 	case KindMCP:
-		d.permission(permRequest{Dir: c.Cwd, Actions: []string{c.Tool}})
+		d.permission(guard.PermRequest{Dir: c.Cwd, Actions: []string{c.Tool}})
 	case KindOther:
-		d.permission(permRequest{Dir: c.Cwd, Actions: []string{c.Action}, ExplicitOnly: true})
+		d.permission(guard.PermRequest{Dir: c.Cwd, Actions: []string{c.Action}, ExplicitOnly: true})
 	case KindShell:
 		d.shell()
 	}
@@ -149,8 +149,12 @@ func dirOf(p string) string {
 	return filepath.Dir(p)
 }
 
-func (d *decider) permission(req permRequest) {
-	v, ok, err := d.perms.check(d.call.Agent, req)
+// permission asks the LOCK.permissions.json chain (guard.PermissionsChain: every file
+// from the target's folder up to /, strictest wins, as guard permissions asks it). An
+// edit (Edit, MultiEdit, NotebookEdit, Gemini's replace) is also a Write: Write(...)
+// rules apply to it as well as rules naming the tool itself.
+func (d *decider) permission(req guard.PermRequest) {
+	v, ok, err := d.perms.Check(d.call.Agent, req)
 	if err != nil {
 		d.deny(fmt.Sprintf("guard: %v; guard cannot tell what it allows, so it refuses (fail closed).", err))
 		return
@@ -220,7 +224,7 @@ func (d *decider) shell() {
 		if seg.Full != seg.Text {
 			actions = append(actions, "Bash("+seg.Full+")")
 		}
-		d.permission(permRequest{Dir: dir, Actions: actions})
+		d.permission(guard.PermRequest{Dir: dir, Actions: actions})
 	}
 	// Edits, grouped by whether they reach into folders (rm -r, mv, git checkout).
 	var edits, deep []string
@@ -245,7 +249,7 @@ func (d *decider) shell() {
 		}
 	}
 	for _, p := range append(append([]string{}, edits...), deep...) {
-		d.permission(permRequest{Dir: dirOf(p), Target: p, Tools: []string{"Write"}, ExplicitOnly: true})
+		d.permission(guard.PermRequest{Dir: dirOf(p), Target: p, Tools: []string{"Write"}, ExplicitOnly: true})
 	}
 	d.locks([]string{OpEdit}, edits, false, "the command's write targets")
 	d.locks([]string{OpEdit}, deep, true, "the command's write targets")

@@ -334,6 +334,57 @@ var consistencyRows = []cqRow{
 		ask:  []string{"check", "lock"},
 		want: 0,
 	},
+	{
+		// Divergence 4: guard permissions and the agent hook apply the same chain of
+		// LOCK.permissions.json files, every one from DIR up to /, strictest wins.
+		name: "a permissions file above DIR denies",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"sub/a.txt": "a\n"})
+			ctWrite(t, repo, "LOCK.permissions.json", `{"format": "lock-permissions-v1", "rules": {"deny": ["Bash(rm:*)"]}}`)
+			ctWrite(t, repo, "sub/LOCK.permissions.json", `{"format": "lock-permissions-v1", "rules": {"allow": ["Bash(*)"]}}`)
+			sub := filepath.Join(repo, "sub")
+			return cqWorld{cwd: sub, path: sub, action: "Bash(rm -rf build)"}
+		},
+		ask:  []string{"permissions", "agent-hook"},
+		want: 1,
+		says: []string{"Bash(rm:*)"},
+	},
+	{
+		name: "a permissions file above DIR asks",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"sub/a.txt": "a\n"})
+			ctWrite(t, repo, "LOCK.permissions.json", `{"format": "lock-permissions-v1", "rules": {"ask": ["Bash(git push:*)"]}}`)
+			sub := filepath.Join(repo, "sub")
+			return cqWorld{cwd: sub, path: sub, action: "Bash(git push origin main)"}
+		},
+		ask:  []string{"permissions", "agent-hook"},
+		want: 4,
+	},
+	{
+		// Divergence 5 (helper githooks): a --no-verify commit that adds PRIVATE.txt is
+		// refused by pre-push as by ci (and its staging by pre-commit).
+		name: "a committed PRIVATE.txt",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"a.txt": "a\n"})
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "PRIVATE.txt")}
+		},
+		ask:  []string{"pre-commit", "pre-push", "ci"},
+		want: 1,
+		says: []string{"PRIVATE.txt"},
+	},
+	{
+		// Divergence 9 (helper infra): one command-line unwrapper, so guard publish sees
+		// through timeout as the agent hook does.
+		name: "a publication behind timeout under PRIVATE.txt",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"package.json": `{"name": "p", "version": "1.0.0"}` + "\n"})
+			ctWrite(t, repo, "PRIVATE.txt", "not before the audit\n")
+			return cqWorld{cwd: repo, path: repo, op: "registry-upload", cmd: []string{"timeout", "60", "npm", "publish"}}
+		},
+		ask:  []string{"check", "publish", "agent-hook"},
+		want: 1,
+		says: []string{"not before the audit"},
+	},
 }
 
 func TestConsistencyEveryEntryPointGivesTheSameAnswer(t *testing.T) {

@@ -11,7 +11,8 @@ import (
 // PermissionsOptions are the inputs of `guard permissions [DIR] --agent A ACTION`.
 type PermissionsOptions struct {
 	Env *guard.Env
-	// Dir holds the permissions file (default: the working directory).
+	// Dir is where the action happens (default: the working directory): its
+	// permissions file and those above it apply.
 	Dir string
 	// Agent is who wants to act (default: the resolved owner identity).
 	Agent string
@@ -34,8 +35,9 @@ type PermissionsJSON struct {
 	AgentExcluded bool   `json:"agent_excluded"`
 }
 
-// RunPermissions evaluates the directory's LOCK.permissions.json (or
-// LOCK.permissions.txt) for Agent doing Action. It prints allow, deny or ask as the
+// RunPermissions evaluates the LOCK.permissions.json (or LOCK.permissions.txt) files
+// of the directory and of every directory above it for Agent doing Action, as the
+// agent hook does (guard.PermissionsChain: the strictest answer wins). It prints allow, deny or ask as the
 // first stdout line and why on stderr; the exit code is 0 for allow, 1 for deny, 4 for
 // ask, and 2 for an unreadable or invalid permissions file. A directory without one
 // allows (the format's default).
@@ -57,29 +59,32 @@ func RunPermissions(o PermissionsOptions) error {
 		}
 		agent = subject.Identity.Owner
 	}
-	perms, path, err := lockcore.LoadPermissions(dir)
+	// The chain the agent hook applies: every permissions file from DIR up to /,
+	// the strictest answer wins.
+	v, found, err := guard.NewPermissionsChain().Check(agent, guard.PermRequest{Dir: dir, Actions: []string{o.Action}})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "permissions: %w", err)
 	}
 	ans := PermissionsJSON{Agent: agent, Action: o.Action}
 	var why string
-	if perms == nil {
+	if !found {
 		ans.Decision, ans.List = lockcore.Allow, "default"
-		why = fmt.Sprintf("no LOCK.permissions.json or LOCK.permissions.txt in %s: default allow", dir)
+		why = fmt.Sprintf("no LOCK.permissions.json or LOCK.permissions.txt in %s or any directory above it: default allow", dir)
 	} else {
+		path := v.File
 		ans.File = &path
-		m := perms.Explain(agent, o.Action)
-		ans.Decision, ans.List, ans.AgentExcluded = m.Decision, m.List, m.AgentExcluded
+		ans.Decision, ans.List, ans.AgentExcluded = v.Decision, v.List, v.AgentExcluded
 		switch {
-		case m.Rule != "":
-			rule := m.Rule
+		case v.Rule != "":
+			rule := v.Rule
 			ans.Rule = &rule
-			why = fmt.Sprintf("%s: rule %q in the %s list of %s", m.Decision, m.Rule, m.List, path)
-		case m.AgentExcluded:
-			why = fmt.Sprintf("%s: %s does not apply to agent %q (applies_to_agents), so its default decides", m.Decision, path, agent)
+			why = fmt.Sprintf("%s: rule %q in the %s list of %s", v.Decision, v.Rule, v.List, path)
+		case v.AgentExcluded:
+			why = fmt.Sprintf("%s: %s does not apply to agent %q (applies_to_agents), so its default decides", v.Decision, path, agent)
 		default:
-			why = fmt.Sprintf("%s: no rule of %s matches, so its default decides", m.Decision, path)
+			why = fmt.Sprintf("%s: no rule of %s matches, so its default decides", v.Decision, path)
 		}
+		why += " (the strictest answer of the permissions files in " + dir + " and above it)"
 	}
 	if o.JSON {
 		if err := writeJSON(env.Stdout, ans); err != nil {
