@@ -22,8 +22,8 @@ import (
 type DoctorOptions struct {
 	Env *guard.Env
 	// Roots are directories to examine; each is a repository (any directory inside
-	// one) or a folder whose repositories are found below it, examined after the
-	// repository of Env.Dir (if any).
+	// one) or a folder whose repositories are found below it. Without roots, the
+	// repository of Env.Dir is examined.
 	Roots []string
 	JSON  bool
 }
@@ -74,14 +74,12 @@ type ConfigReport struct {
 func RunDoctor(ctx context.Context, o DoctorOptions) error {
 	rep := DoctorReport{Repositories: []RepoReport{}, Problems: []string{}}
 	seen := map[string]bool{}
-	// The current repository first (when the working directory is in one), then the
-	// roots; without roots the current directory must be in a repository.
+	// DIRs given are what the user asked about: the current repository is examined
+	// only when none is given (it was added to every report, which then blamed the
+	// wrong repository).
 	roots := o.Roots
 	if len(roots) == 0 {
 		roots = []string{o.Env.Dir}
-	} else if r, err := gitrun.OpenRepo(ctx, gitrun.New(o.Env.Dir, o.Env.Env)); err == nil {
-		seen[r.Top+"\x00"+r.CommonDir] = true
-		rep.Repositories = append(rep.Repositories, examine(o.Env, r))
 	}
 	for _, root := range roots {
 		if !filepath.IsAbs(root) {

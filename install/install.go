@@ -171,6 +171,15 @@ func installHook(dir, name, exe string, force bool) (HookResult, string, error) 
 		note = fmt.Sprintf(" (runs %s after guard)", filepath.Base(backup))
 	}
 	content := script(name, exe, shellInterpreter(backup))
+	// Installing again is idempotent, and says so (as agent-install does): a second
+	// "installed" read as if something had been missing.
+	if present && note == "" && string(existing) == content {
+		hr := HookResult{Name: name, Path: path, Action: "unchanged"}
+		if _, err := os.Lstat(backup); err == nil {
+			hr.Kept = backup
+		}
+		return hr, "unchanged " + path, nil
+	}
 	if err := writeExecutable(path, []byte(content)); err != nil {
 		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
 	}
@@ -308,6 +317,9 @@ func RunUninstall(ctx context.Context, o Options) error {
 			}
 		}
 		res.Hooks = append(res.Hooks, hr)
+	}
+	if len(lines) == 0 && !o.JSON {
+		lines = append(lines, fmt.Sprintf("nothing to uninstall: no guard hook in %s", r.Hooks))
 	}
 	if err := o.report(res, lines); err != nil {
 		return err

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/guardlocks/guard/guard"
@@ -63,6 +65,15 @@ func ResolveRoots(env *guard.Env, in RootsInput) (*lockcore.RootsConfig, []lockc
 	case len(in.Roots) > 0:
 		rc.Roots = nil
 		for _, r := range in.Roots {
+			// A ROOT the user typed must exist: "no active locks" under a mistyped path
+			// would read as "free". (Roots of a roots file that do not exist are skipped,
+			// as the reference does: a file lists roots of several machines.)
+			if st, err := os.Stat(absUnder(env.Dir, r)); err != nil || !st.IsDir() {
+				if err == nil {
+					err = errors.New("not a directory")
+				}
+				return nil, nil, guard.Exitf(guard.ExitUsage, "ROOT %s: %w", r, err)
+			}
 			rc.Roots = append(rc.Roots, lockcore.Root{Path: r})
 		}
 	case file == "":

@@ -2,6 +2,7 @@ package gitrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,12 @@ func OpenRepo(ctx context.Context, g Git) (Repo, error) {
 		var err2 error
 		out, err2 = g.Run(ctx, args[:len(args)-1]...)
 		if err2 != nil {
+			// git's own words for the common case are enough; its command line is noise
+			// to a person who ran guard install in the wrong folder.
+			var ge *Error
+			if errors.As(err2, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
+				return Repo{}, fmt.Errorf("%s is not in a git repository", g.Dir)
+			}
 			return Repo{}, fmt.Errorf("%s is not in a git repository: %w", g.Dir, err)
 		}
 	}
