@@ -977,7 +977,7 @@ func TestDoctor(t *testing.T) {
 		assert.Equal(t, 1, r.code)
 		assert.Contains(t, r.stdout, "config: error: "+filepath.Join(dir, ".guard.toml")+":")
 	})
-	t.Run("roots add the repositories found below them to the current one", func(t *testing.T) {
+	t.Run("roots name the repositories to examine, the current one only without them", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t)
 		current := w.repo()
@@ -998,10 +998,9 @@ func TestDoctor(t *testing.T) {
 			} `json:"repositories"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep))
-		require.Len(t, rep.Repositories, 3)
-		assert.Equal(t, current, rep.Repositories[0].Path)
-		assert.Equal(t, filepath.Join(parent, "group", "one"), rep.Repositories[1].Path)
-		assert.Equal(t, filepath.Join(parent, "group", "two"), rep.Repositories[2].Path)
+		require.Len(t, rep.Repositories, 2, "doctor DIR examines DIR, not also the current repository")
+		assert.Equal(t, filepath.Join(parent, "group", "one"), rep.Repositories[0].Path)
+		assert.Equal(t, filepath.Join(parent, "group", "two"), rep.Repositories[1].Path)
 
 		r = w.guard(t.TempDir(), "doctor")
 		assert.Equal(t, 2, r.code)

@@ -22,7 +22,7 @@ func TestNewcomerMessages(t *testing.T) {
 
 	_, stderr, code := runGuard(t, outside, nil, "scan", filepath.Join(outside, "nope"))
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "guard: ROOT "+filepath.Join(outside, "nope")+": stat ")
+	assert.Equal(t, "guard: ROOT "+filepath.Join(outside, "nope")+": no such directory\n", stderr)
 	_, _, code = runGuard(t, outside, nil, "prune", filepath.Join(outside, "nope"))
 	assert.Equal(t, 2, code, "prune of a mistyped ROOT is not a silent success")
 

@@ -37,6 +37,9 @@ type PruneError struct {
 // stderr. Exit 0, or 2 when a lock could not be removed.
 func RunPrune(o PruneOptions) error {
 	env := o.Env
+	if err := requireRoots(env, o.Roots); err != nil {
+		return err
+	}
 	rc, roots, err := ResolveRoots(env, o.RootsInput)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -65,15 +66,6 @@ func ResolveRoots(env *guard.Env, in RootsInput) (*lockcore.RootsConfig, []lockc
 	case len(in.Roots) > 0:
 		rc.Roots = nil
 		for _, r := range in.Roots {
-			// A ROOT the user typed must exist: "no active locks" under a mistyped path
-			// would read as "free". (Roots of a roots file that do not exist are skipped,
-			// as the reference does: a file lists roots of several machines.)
-			if st, err := os.Stat(absUnder(env.Dir, r)); err != nil || !st.IsDir() {
-				if err == nil {
-					err = errors.New("not a directory")
-				}
-				return nil, nil, guard.Exitf(guard.ExitUsage, "ROOT %s: %w", r, err)
-			}
 			rc.Roots = append(rc.Roots, lockcore.Root{Path: r})
 		}
 	case file == "":
@@ -109,4 +101,22 @@ func scanLocks(env *guard.Env, cmd string, rc *lockcore.RootsConfig, roots []loc
 		fmt.Fprintf(env.Stderr, "guard %s: could not read %s: %v (skipped)\n", cmd, e.Path, e.Err)
 	}
 	return res
+}
+
+// requireRoots refuses ROOTs that were typed but do not exist: "no active locks" under
+// a mistyped path would read as "free" (scan) or as done (prune). Roots of a roots file
+// that do not exist are skipped, as the reference does (one file lists the roots of
+// several machines), and lockdown skips a missing ROOT as it always did. Another error
+// (a loop, no permission) is the scan's to report as unreadable.
+func requireRoots(env *guard.Env, roots []string) error {
+	for _, r := range roots {
+		st, err := os.Stat(absUnder(env.Dir, r))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return guard.Exitf(guard.ExitUsage, "ROOT %s: no such directory", r)
+		case err == nil && !st.IsDir():
+			return guard.Exitf(guard.ExitUsage, "ROOT %s: not a directory", r)
+		}
+	}
+	return nil
 }

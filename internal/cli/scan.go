@@ -27,6 +27,9 @@ type ScanOptions struct {
 // skipped. A bad roots file is exit 2.
 func RunScan(o ScanOptions) error {
 	env := o.Env
+	if err := requireRoots(env, o.Roots); err != nil {
+		return err
+	}
 	rc, roots, err := ResolveRoots(env, o.RootsInput)
 	if err != nil {
 		return err

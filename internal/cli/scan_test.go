@@ -81,8 +81,17 @@ func TestRunScanText(t *testing.T) {
 			"  " + root + "/e/f/g/h/i/LOCK.deep.txt\n      scope=deep owner=deep created=2026-06-15T11:00 (header) remaining=23h00m\n"},
 		{"--max-depth limits the walk", cli.ScanOptions{RootsInput: cli.RootsInput{Roots: []string{root + "/e"}, MaxDepth: 3}}, "guard scan: no active locks found.\n"},
 		{"a root with only expired locks", cli.ScanOptions{RootsInput: cli.RootsInput{Roots: []string{"b"}}}, "guard scan: no active locks found.\n"},
-		{"a missing root is skipped", cli.ScanOptions{All: true, RootsInput: cli.RootsInput{Roots: []string{"nowhere"}}}, "guard scan: no locks found.\n"},
 	}
+	// A ROOT that was typed and does not exist is an error (a mistyped path must not
+	// read as "no locks": free); the roots of a roots file that do not exist are
+	// skipped, as the reference does.
+	t.Run("a missing ROOT is a usage error", func(t *testing.T) {
+		env, out, _ := readEnv(root, nil)
+		err := cli.RunScan(cli.ScanOptions{Env: env, All: true, RootsInput: cli.RootsInput{Roots: []string{"nowhere"}}})
+		assert.Equal(t, 2, guard.ExitCode(err))
+		assert.EqualError(t, err, "ROOT nowhere: no such directory")
+		assert.Empty(t, out.String())
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			env, out, errb := readEnv(root, nil)
