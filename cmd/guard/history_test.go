@@ -69,3 +69,21 @@ func TestHistoryRecordsWhatTheCommandsDid(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `unknown event "aquired"`)
 }
+
+// A claim that waits records one waiting event naming the lock it waits for.
+func TestHistoryRecordsWaiting(t *testing.T) {
+	root := t.TempDir()
+	state := []string{"XDG_STATE_HOME=" + t.TempDir()}
+	_, stderr, code := runGuard(t, root, state, "lock", "--owner", "bob", "--purpose", "nightly", root)
+	require.Equal(t, 0, code, stderr)
+	_, _, code = runGuard(t, root, state, "lock", "--owner", "alice", "--wait", "1s", root)
+	require.Equal(t, 1, code)
+	out, _, code := runGuard(t, root, state, "history", "--json", "--event", "waiting")
+	require.Equal(t, 0, code)
+	var evs []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &evs), out)
+	require.Len(t, evs, 1, out)
+	assert.Equal(t, filepath.Join(root, "LOCK.txt"), evs[0]["path"])
+	assert.Equal(t, "bob", evs[0]["owner"])
+	assert.Contains(t, evs[0]["detail"], "lock: waiting for "+filepath.Join(root, "LOCK.txt")+" held by bob")
+}

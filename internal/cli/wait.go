@@ -44,10 +44,25 @@ func waitProgress(env *guard.Env, cmd string, wait time.Duration) (onWait func(l
 		}
 		return text
 	}
+	lastRecorded := ""
 	onWait = func(s lockcore.WaitState) {
 		mu.Lock()
 		defer mu.Unlock()
 		cur = &s
+		// The history gets one waiting event per lock waited for (not one per wake-up).
+		key := s.Path
+		if s.Blocker != nil {
+			key = s.Blocker.Path
+		}
+		if t := line(s); key != lastRecorded {
+			lastRecorded = key
+			ev := guard.Event{Event: guard.EventWaiting, Path: s.Path, Detail: cmd + ": " + t}
+			if s.Blocker != nil {
+				ev = guard.LockEvent(guard.EventWaiting, s.Blocker)
+				ev.Detail = cmd + ": " + t
+			}
+			env.Record(ev)
+		}
 		if !env.StderrTTY {
 			if t := line(s); t != lastText {
 				fmt.Fprintf(env.Stderr, "guard %s: %s (up to %s)\n", cmd, t, wait)
