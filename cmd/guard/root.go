@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/web"
 )
 
 // newRootCmd builds the command tree. Each command lives in its own file as a thin
@@ -44,7 +45,7 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		return usageError(cmd, err)
 	})
 	root.AddCommand(
-		newVersionCmd(env, bi), newManCmd(env), newHistoryCmd(env), newWatchCmd(env),
+		newVersionCmd(env, bi), newManCmd(env), newHistoryCmd(env), newWatchCmd(env), newServeCmd(env, web.Serve),
 		// lock library (read side)
 		newScanCmd(env), newStatusCmd(env), newCheckCmd(env), newPruneCmd(env),
 		// lock library (write side)

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/lockcore"
+)
+
+const chromium = "/usr/bin/chromium"
+
+// startServe runs the built guard serve on a free loopback port over root and returns
+// the URL it printed (with its token).
+func startServe(t *testing.T, root string) string {
+	t.Helper()
+	cmd := exec.Command(guardBin, "serve", "--addr", "127.0.0.1:0", root)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GUARD_OWNER=alice", "GUARD_HOST=hosta"}
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`)
+		for sc.Scan() {
+			if u := re.FindString(sc.Text()); u != "" {
+				urls <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case <-time.After(20 * time.Second):
+		t.Fatal("guard serve printed no URL within 20 s")
+	}
+	return ""
+}
+
+func writeLockFile(t *testing.T, dir, owner string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	s := lockcore.Spec{Dir: dir, Kind: lockcore.Exclusive, Owner: owner, Host: "hostb", Expires: "2h", Purpose: "by " + owner}
+	require.NoError(t, os.WriteFile(s.Path(), s.Body(time.Now(), 1), 0o644))
+	return s.Path()
+}
+
+func waitFile(t *testing.T, p string, exists bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		_, err := os.Stat(p)
+		if (err == nil) == exists {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s: exists should be %v after 10 s", p, exists)
+}
+
+// TestServePageInARealBrowser drives Debian's chromium against the built guard serve:
+// the page lists the locks on disk, shows one made on disk within 2 s without a reload,
+// and claims and releases through its buttons, which change the files on disk.
+func TestServePageInARealBrowser(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("%s is not installed (.ci/setup-chromium installs it: apt-get install -y chromium): the page is not tested in a browser", chromium)
+	}
+	root := t.TempDir()
+	bobs := writeLockFile(t, filepath.Join(root, "a"), "bob")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "c"), 0o755))
+	url := startServe(t, root)
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 1000),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	// The first Run starts the browser and must not carry a timeout (it would end the
+	// browser); the steps after it do.
+	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(url)))
+	ctx, cancelT := context.WithTimeout(bctx, 60*time.Second)
+	defer cancelT()
+
+	row := func(p string) chromedp.CSS { return chromedp.CSS(fmt.Sprintf(`#locks tr[data-path=%q]`, p)) }
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(row(bobs))))
+	location, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.False(t, strings.Contains(location, "token="), "the token stayed in the address bar: %s", location)
+	// The page asks before it releases; a person would click OK.
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.confirm = () => true, true)`))
+	require.NoError(t, err)
+
+	// A lock made on disk shows within 2 s, without a reload.
+	made := writeLockFile(t, filepath.Join(root, "b"), "carol")
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
+	err = chromedp.Do(wctx, chromedp.WaitVisible(row(made)))
+	wcancel()
+	require.NoError(t, err, "the lock made on disk did not show within 2 s")
+
+	// Claim through the form.
+	dir := filepath.Join(root, "c")
+	claimed := filepath.Join(dir, "LOCK.txt")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#c-dir`), dir),
+		chromedp.SetValue(chromedp.CSS(`#c-purpose`), "from the browser"),
+		chromedp.Click(chromedp.CSS(`#claim-btn`)),
+	))
+	waitFile(t, claimed, true)
+	content, err := os.ReadFile(claimed)
+	require.NoError(t, err)
+	require.Contains(t, string(content), "owner: alice")
+	require.Contains(t, string(content), "purpose: from the browser")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(row(claimed))))
+
+	// Release through its button.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(row(claimed)+` button.release`)))
+	waitFile(t, claimed, false)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(row(claimed))))
+	require.FileExists(t, bobs)
+
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	require.NoError(t, err)
+	png := filepath.Join(t.TempDir(), "guard-serve.png")
+	require.NoError(t, os.WriteFile(png, shot, 0o644))
+	t.Logf("screenshot: %s (%d bytes)", png, len(shot))
+}
+
+func TestServeRefusesANonLoopbackAddressAndASecondInstance(t *testing.T) {
+	root := t.TempDir()
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	_, stderr, code := runGuard(t, root, env, "serve", "--addr", "0.0.0.0:0", root)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `--addr "0.0.0.0:0" is not a loopback address`)
+	_, _, code = runGuard(t, root, env, "serve", "--addr", "192.0.2.1:8095", root)
+	require.Equal(t, 2, code)
+
+	cmd := exec.Command(guardBin, "serve", "--addr", "127.0.0.1:0", root)
+	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + home}
+	errp, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	sc := bufio.NewScanner(errp)
+	require.True(t, sc.Scan(), "no URL line")
+	first := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(sc.Text())
+	require.NotEmpty(t, first, sc.Text())
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+
+	_, stderr, code = runGuard(t, root, env, "serve", "--addr", "127.0.0.1:0", root)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "another guard serve already runs")
+	require.Contains(t, stderr, first)
+	require.NotContains(t, stderr, "token", "the second instance must not learn the token")
+	// The lock file in the state directory names the address, never the token.
+	b, err := os.ReadFile(filepath.Join(home, ".local", "state", "guard", "serve.lock"))
+	require.NoError(t, err)
+	require.Contains(t, string(b), first)
+	require.NotContains(t, string(b), "token")
+}
