@@ -137,6 +137,9 @@ type reader struct {
 type reading struct {
 	words []string
 	dir   string
+	// each: the command runs in every package of the workspace rooted at dir
+	// (lerna exec, pnpm -r exec, yarn workspaces foreach).
+	each bool
 }
 
 // classify is Classify for one reading of argv's options.
@@ -193,6 +196,9 @@ func (r *reader) classifyRuns(words []string, dir string, runs []reading, soft b
 		c := r.classify(run.words, run.dir, depth+1)
 		if c.Op != "" {
 			c.Why = strings.Join(commandWords(words), " ") + " runs " + strings.Join(c.Words, " ") + ": " + c.Why
+		}
+		if c.Op != "" && run.each {
+			c = withProjects(c, jsWorkspacePackages(run.dir)...)
 		}
 		if c.Publishes() {
 			return c, true

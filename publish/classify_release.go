@@ -59,7 +59,7 @@ func classifyNxRelease(rest []string, dir string) Classification {
 		if a.flag("--dry-run", "-d") {
 			c.DryRun, c.Why = true, "nx release --dry-run changes nothing"
 		}
-		return c
+		return withProjects(c, jsWorkspacePackages(dir)...)
 	}
 	targets := append(a.values("-t", "--target", "--targets"), pos...)
 	for _, t := range targets {

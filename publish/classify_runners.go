@@ -55,14 +55,20 @@ func hardRunnerReadings(words []string, dir string) ([]reading, bool) {
 		if d, ok := newArgs(plain[:i], "-C", "--dir", "--cwd").value("-C", "--dir", "--cwd"); ok && d != "" {
 			dir = resolve(dir, d)
 		}
-		return packageRunner.mustReadings(plain[i+1:], dir), true
+		runs := packageRunner.mustReadings(plain[i+1:], dir)
+		if len(plain) < len(rest) || newArgs(plain[:i], pnpmValued...).anySet("-r", "--recursive") {
+			for j := range runs {
+				runs[j].each = true
+			}
+		}
+		return runs, true
 	case prog == "bun" && runnerAt(rest, bunValued, "x") >= 0:
 		return packageRunner.mustReadings(rest[runnerAt(rest, bunValued, "x")+1:], dir), true
 	case prog == "npm" && runnerAt(rest, npmValued, "exec", "x") >= 0:
 		// npm exec and npm x, also after npm's own options (npm --yes exec).
 		return packageRunner.mustReadings(rest[runnerAt(rest, npmValued, "exec", "x")+1:], dir), true
 	case prog == "bundle" && runnerAt(rest, nil, "exec") >= 0:
-		return []reading{{rest[runnerAt(rest, nil, "exec")+1:], dir}}, true
+		return []reading{{words: rest[runnerAt(rest, nil, "exec")+1:], dir: dir}}, true
 	case strings.HasPrefix(prog, "python") || prog == "py":
 		return pythonModule(rest, dir)
 	}
@@ -136,6 +142,8 @@ type runnerSpec struct {
 	// packageSpec: the first word is a package spec naming its program
 	// (npx np@latest, uvx --from x twine).
 	packageSpec bool
+	// each: the command runs in every package of the workspace (lerna exec).
+	each bool
 	// startsAt lists more words that, like "--", start the command (nix develop -c).
 	startsAt []string
 }
@@ -163,8 +171,8 @@ var runners = map[string]runnerSpec{
 	"mamba":      {sub: []string{"run"}, valued: []string{"-n", "--name", "-p", "--prefix", "--cwd"}, dirs: []string{"--cwd"}, bools: []string{"--live-stream", "--no-capture-output"}},
 	"micromamba": {sub: []string{"run"}, valued: []string{"-n", "--name", "-p", "--prefix", "--cwd", "-a", "--attach"}, dirs: []string{"--cwd"}, bools: []string{"--clean-env", "-d", "--detach"}},
 	"pixi":       {sub: []string{"run"}, global: []string{"--manifest-path", "--color"}, valued: []string{"-e", "--environment", "--manifest-path", "--executable", "--tls-root-certs"}, bools: []string{"--frozen", "--locked", "--clean-env", "--force-activate", "--skip-deps", "-n", "--dry-run"}},
-	"lerna":      {sub: []string{"exec"}, valued: []string{"--scope", "--ignore", "--concurrency", "--since", "--loglevel", "--ignore-changes"}, bools: []string{"--stream", "--parallel", "--no-bail", "--no-prefix", "--profile", "--include-dependents", "--include-dependencies", "--no-private"}},
-	"nx":         {sub: []string{"exec"}, valued: []string{"--projects", "-p", "--exclude", "--parallel", "--output-style"}, bools: []string{"--all", "--verbose"}},
+	"lerna":      {sub: []string{"exec"}, each: true, valued: []string{"--scope", "--ignore", "--concurrency", "--since", "--loglevel", "--ignore-changes"}, bools: []string{"--stream", "--parallel", "--no-bail", "--no-prefix", "--profile", "--include-dependents", "--include-dependencies", "--no-private"}},
+	"nx":         {sub: []string{"exec"}, each: true, valued: []string{"--projects", "-p", "--exclude", "--parallel", "--output-style"}, bools: []string{"--all", "--verbose"}},
 	"mise":       {sub: []string{"exec|x"}, valued: []string{"-j", "--jobs", "-C", "--cd", "-E", "--env"}, dirs: []string{"-C", "--cd"}, strings: []string{"-c", "--command"}, dashDash: true},
 	"rtx":        {sub: []string{"exec|x"}, valued: []string{"-j", "--jobs", "-C", "--cd"}, dirs: []string{"-C", "--cd"}, strings: []string{"-c", "--command"}, dashDash: true},
 	"asdf":       {sub: []string{"exec"}},
@@ -223,7 +231,7 @@ func (s runnerSpec) readings(rest []string, dir string) ([]reading, bool) {
 				}
 			}
 			if len(c) > 0 {
-				out = append(out, reading{c, d})
+				out = append(out, reading{words: c, dir: d, each: s.each})
 			}
 		}
 	}
@@ -305,17 +313,17 @@ func pythonModule(rest []string, dir string) ([]reading, bool) {
 		switch {
 		case w == "-m":
 			if i+1 < len(rest) {
-				return []reading{{rest[i+1:], dir}}, true
+				return []reading{{words: rest[i+1:], dir: dir}}, true
 			}
 			return nil, true
 		case strings.HasPrefix(w, "-m") && len(w) > 2:
-			return []reading{{append([]string{w[2:]}, rest[i+1:]...), dir}}, true
+			return []reading{{words: append([]string{w[2:]}, rest[i+1:]...), dir: dir}}, true
 		case w == "-W" || w == "-X" || w == "--check-hash-based-pycs":
 			i++
 		case len(w) > 2 && w[1] != '-' && strings.HasSuffix(w, "m") && !strings.ContainsAny(w, "cWX"):
 			// -um twine: grouped one-letter options, -m last.
 			if i+1 < len(rest) {
-				return []reading{{rest[i+1:], dir}}, true
+				return []reading{{words: rest[i+1:], dir: dir}}, true
 			}
 			return nil, true
 		case strings.HasPrefix(w, "-") && len(w) > 1 && w != "-c" && !strings.HasPrefix(w, "-c"):
@@ -341,12 +349,12 @@ func yarnWorkspaceReadings(rest []string, dir string) ([]reading, bool) {
 		if isDir(resolve(dir, pos[1])) {
 			dir = resolve(dir, pos[1])
 		}
-		return []reading{{append([]string{"yarn"}, rest[i+1:]...), dir}}, true
+		return []reading{{words: append([]string{"yarn"}, rest[i+1:]...), dir: dir}}, true
 	case len(pos) >= 2 && pos[0] == "workspaces" && pos[1] == "foreach":
 		i := slices.Index(rest, "foreach")
 		var out []reading
 		for _, r := range yarnForeach.mustReadings(rest[i+1:], dir) {
-			out = append(out, reading{append([]string{"yarn"}, r.words...), r.dir})
+			out = append(out, reading{words: append([]string{"yarn"}, r.words...), dir: r.dir, each: true})
 		}
 		return out, true
 	}

@@ -1,8 +1,6 @@
 package publish
 
 import (
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,7 +66,7 @@ func scriptRunnerReadings(prog string, rest []string, dir string) ([]reading, bo
 	if prog != "npm" {
 		// yarn, pnpm and bun run an installed package's program of that name when
 		// no script has it (and bun a file).
-		out = append(out, reading{append([]string{name}, args...), dir})
+		out = append(out, reading{words: append([]string{name}, args...), dir: dir})
 	}
 	return out, true
 }
@@ -83,7 +81,7 @@ func scriptReadings(dir, name string) []reading {
 	var out []reading
 	for _, n := range []string{"pre" + name, name, "post" + name} {
 		for _, cmd := range splitScript(manifest.Scripts[n]) {
-			out = append(out, reading{cmd, root})
+			out = append(out, reading{words: cmd, dir: root})
 		}
 	}
 	return out
@@ -94,22 +92,14 @@ type packageManifest struct {
 }
 
 // findManifest reads the package.json of the package that holds dir (the nearest
-// one in dir or above), as npm finds the package it runs scripts of.
+// one in dir or above), as npm finds the package it runs scripts of; nil when there
+// is none or it cannot be read.
 func findManifest(dir string) (*packageManifest, string) {
 	for d := dir; ; d = filepath.Dir(d) {
 		p := filepath.Join(d, "package.json")
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			f, err := os.Open(p)
-			if err != nil {
-				return nil, d
-			}
-			defer f.Close()
-			data, err := io.ReadAll(io.LimitReader(f, maxManifest))
-			if err != nil {
-				return nil, d
-			}
 			var m packageManifest
-			if json.Unmarshal(data, &m) != nil {
+			if !readJSON(p, &m) {
 				return nil, d
 			}
 			return &m, d

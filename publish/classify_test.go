@@ -479,6 +479,9 @@ func TestClassifyRealWorldCommandLines(t *testing.T) {
 		pub("gh release create --notes --help makes a release with the notes --help", "gh release create v1 --notes --help", rel),
 		pub("gh repo edit -h is --homepage, not help", "gh repo edit -h https://x --visibility public", vis),
 		pub("npm publish -- --help publishes", "npm publish -- --help", up),
+		pub("lein deploy --help is not known to be help: it publishes", "lein deploy --help", up),
+		none("mvn deploy --help publishes nothing", "mvn deploy --help"),
+		none("gradle publish --help publishes nothing", "./gradlew publish --help"),
 		// git
 		pubIn("git -C follows the folder and publishes nothing", "git -C sub push", "", "sub"),
 		// unknown

@@ -33,15 +33,20 @@ func classifyBuiltin(words []string, dir string) Classification {
 	return c
 }
 
-// helpFlags are the flags that make a program print its help instead of running:
-// --help for all; -h too where no subcommand gives -h another meaning (gh repo edit
-// -h is --homepage, docker -H is a host, so gh and docker take only --help).
+// helpFlags are the flags that make a program print its help instead of running,
+// for the programs whose option parsers are known to do so wherever the flag stands
+// (cobra, clap, argparse, click, yargs, commander, meow, npm's own): --help, and -h
+// where no subcommand gives -h another meaning (gh repo edit -h is --homepage, docker
+// -h is not help everywhere). Other programs get none: their --help may be passed on
+// as an argument (lein deploy --help), so it exempts nothing (fail closed).
 func helpFlags(prog string) []string {
 	switch prog {
-	case "npm", "pnpm", "yarn", "bun", "cargo", "twine", "poetry", "uv", "flit", "hatch", "pdm", "maturin", "gem", "mvn", "mvnw", "mvnd", "gradle", "gradlew", "goreleaser", "helm", "dotnet", "lerna", "semantic-release", "release-it", "ko", "crane", "oras", "skopeo", "deno", "vsce", "ovsx", "rye", "sbt", "nx":
+	case "npm", "pnpm", "yarn", "bun", "cargo", "twine", "poetry", "uv", "flit", "hatch", "pdm", "maturin", "rye", "gem", "mvn", "mvnw", "mvnd", "gradle", "gradlew", "goreleaser", "helm", "dotnet", "lerna", "semantic-release", "release-it", "ko", "crane", "oras", "skopeo", "deno", "vsce", "ovsx", "nx", "dart", "flutter":
 		return []string{"--help", "-h"}
+	case "gh", "glab", "tea", "docker", "podman", "buildah", "nerdctl", "docker-compose", "np", "changeset", "changesets", "jsr", "jib", "rake", "pub":
+		return []string{"--help"}
 	}
-	return []string{"--help"}
+	return nil
 }
 
 // classifyTool classifies one reading of a command's options.
@@ -253,6 +258,9 @@ func classifyNpm(rest []string, dir string) Classification {
 		if a.flag("--dry-run") {
 			c.DryRun, c.Why = true, "npm publish --dry-run uploads nothing"
 		}
+		if a.anySet("--workspaces", "-ws", "--ws") {
+			c = withProjects(c, jsWorkspacePackages(base)...)
+		}
 		return c
 	case "access":
 		// npm access public <pkg> / npm access set status=public makes a scoped
@@ -307,8 +315,9 @@ func classifyPnpm(rest []string, dir string) Classification {
 	a := newArgs(rest, append([]string{"--tag", "--access", "--otp", "--registry", "--publish-branch", "--report-summary"}, pnpmValued...)...)
 	// pnpm recursive publish and pnpm m publish publish every package, as -r does.
 	pos := a.positionals()
+	recursive := a.anySet("-r", "--recursive")
 	for len(pos) > 1 && isPnpmRecursive(pos[0]) {
-		pos = pos[1:]
+		pos, recursive = pos[1:], true
 	}
 	base := dir
 	if p, ok := a.value("-C", "--dir"); ok && p != "" {
@@ -321,6 +330,9 @@ func classifyPnpm(rest []string, dir string) Classification {
 		c := known(OpRegistryUpload, "pnpm publish uploads the package to the registry", jsProjectDir(base, dir, pos[1:], a), "pnpm", "publish")
 		if a.flag("--dry-run") {
 			c.DryRun, c.Why = true, "pnpm publish --dry-run uploads nothing"
+		}
+		if recursive {
+			c = withProjects(c, jsWorkspacePackages(base)...)
 		}
 		return c
 	}
@@ -393,6 +405,9 @@ func classifyCargo(rest []string, dir string) Classification {
 		if a.flag("--dry-run") {
 			c.DryRun, c.Why = true, "cargo publish --dry-run uploads nothing"
 		}
+		if a.anySet("--workspace", "--all") {
+			c = withProjects(c, cargoWorkspaceMembers(projectDir)...)
+		}
 		return c
 	case "workspaces", "ws":
 		// cargo-workspaces: cargo workspaces publish versions and uploads every crate.
@@ -401,7 +416,7 @@ func classifyCargo(rest []string, dir string) Classification {
 			if a.flag("--dry-run") {
 				c.DryRun, c.Why = true, "cargo workspaces publish --dry-run uploads nothing"
 			}
-			return c
+			return withProjects(c, cargoWorkspaceMembers(projectDir)...)
 		}
 	case "release":
 		// cargo-release only acts with --execute; without it, it rehearses.
@@ -518,7 +533,7 @@ func classifyJSMonorepo(prog string, rest []string, dir string, sub string) Clas
 		if a.flag("--dry-run") {
 			c.DryRun, c.Why = true, prog+" publish --dry-run uploads nothing"
 		}
-		return c
+		return withProjects(c, jsWorkspacePackages(dir)...)
 	}
 	if len(pos) == 0 {
 		return nothing(dir, prog+" without publish uploads nothing", prog)

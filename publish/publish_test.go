@@ -519,3 +519,50 @@ func TestPublishRefusesWhatItCannotReadWithTheConfigLine(t *testing.T) {
 		})
 	}
 }
+
+func TestPublishOfAWorkspaceChecksEveryPackageItUploads(t *testing.T) {
+	cases := []struct {
+		name   string
+		layout map[string]string // the workspace's manifests, relative to the root
+		args   []string
+	}{
+		{"pnpm -r publish", map[string]string{"pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n"}, []string{"pnpm", "-r", "publish"}},
+		{"pnpm recursive publish", map[string]string{"pnpm-workspace.yaml": "packages:\n  - \"packages/**\"\n"}, []string{"pnpm", "recursive", "publish"}},
+		{"pnpm -r exec npm publish", map[string]string{"pnpm-workspace.yaml": "packages:\n  - packages/*\n"}, []string{"pnpm", "-r", "exec", "npm", "publish"}},
+		{"npm publish --workspaces", map[string]string{"package.json": `{"workspaces": ["packages/*"]}`}, []string{"npm", "publish", "--workspaces"}},
+		{"yarn workspaces foreach npm publish", map[string]string{"package.json": `{"workspaces": {"packages": ["packages/*"]}}`}, []string{"yarn", "workspaces", "foreach", "-A", "npm", "publish"}},
+		{"lerna publish", map[string]string{"lerna.json": `{"packages": ["packages/*"]}`}, []string{"lerna", "publish", "from-package", "--yes"}},
+		{"lerna exec -- npm publish", map[string]string{"lerna.json": `{"packages": ["packages/*"]}`}, []string{"lerna", "exec", "--", "npm", "publish"}},
+		{"changeset publish", map[string]string{"package.json": `{"workspaces": ["packages/*"]}`}, []string{"changeset", "publish"}},
+		{"cargo publish --workspace", map[string]string{"Cargo.toml": "[workspace]\nmembers = [\n  \"packages/*\",\n]\n"}, []string{"cargo", "publish", "--workspace"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			for _, name := range []string{"pnpm", "yarn", "lerna", "changeset", "cargo"} {
+				w.standIn(name, `echo "`+name+` $*" >> "$RECORD"`)
+			}
+			w.write("PUBLIC.txt", "approved\n")
+			for rel, content := range tc.layout {
+				w.write(rel, content)
+			}
+			for _, pkg := range []string{"packages/a", "packages/secret"} {
+				w.write(pkg+"/package.json", `{"name": "`+filepath.Base(pkg)+`"}`)
+				w.write(pkg+"/Cargo.toml", "[package]\nname = \""+filepath.Base(pkg)+"\"\n")
+			}
+			w.write("packages/secret/PRIVATE.txt", "the secret package stays in-house\n")
+			secret := filepath.Join(w.root, "packages", "secret")
+
+			assert.Equal(t, 1, w.publish(PublishOptions{}, tc.args...), w.stderr.String())
+			assert.Nil(t, w.ran(), "the command must not run")
+			assert.Contains(t, w.stderr.String(), "of "+secret)
+			assert.Contains(t, w.stderr.String(), "| the secret package stays in-house")
+
+			// A package its tool never uploads does not block the others.
+			w.write("packages/secret/package.json", `{"name": "secret", "private": true}`)
+			w.write("packages/secret/Cargo.toml", "[package]\nname = \"secret\"\npublish = false\n")
+			assert.Equal(t, 0, w.publish(PublishOptions{}, tc.args...), w.stderr.String())
+			assert.Len(t, w.ran(), 1)
+		})
+	}
+}
