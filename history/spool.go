@@ -22,12 +22,11 @@ import (
 type Spool struct {
 	// Path is the journal file, normally StateDir/events.jsonl.
 	Path string
+	// Wait bounds how long a writer waits for the file lock (default 50 ms): an import
+	// holds it only for a rename, so a longer wait means something is wrong, and the
+	// event is dropped rather than the gate slowed.
+	Wait time.Duration
 }
-
-// appendWait bounds how long a writer waits for the file lock: an import holds it only
-// for a rename, so a longer wait means something is wrong, and the event is dropped
-// rather than the gate slowed.
-const appendWait = 50 * time.Millisecond
 
 // Append writes ev as one line. A line is written whole or not at all with respect to
 // an import: the writer holds the file's lock while it writes and checks, under the
@@ -49,7 +48,11 @@ func (s Spool) Append(ev guard.Event) error {
 		if err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), appendWait)
+		wait := s.Wait
+		if wait <= 0 {
+			wait = 50 * time.Millisecond
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		err = filelock.Lock(ctx, f)
 		cancel()
 		if err != nil {
