@@ -202,3 +202,14 @@ func TestRunCommandDiesWithGuard(t *testing.T) {
 	eventually(t, 3*time.Second, func() bool { return processGone(child) }, "COMMAND died with guard (Pdeathsig)")
 	assert.False(t, gone(filepath.Join(dir, "LOCK.txt")), "the lock stays until it expires")
 }
+
+func TestRunHoldsAResource(t *testing.T) {
+	env := waitEnv(t)
+	work := t.TempDir()
+	r := runGuardIn(t, work, env, "", "run", "--owner", "job", "--resource", "deploy:prod", "--", "sh", "-c",
+		`grep -q "^resource: deploy:prod$" "$LOCK_FENCE_FILE" && echo "$LOCK_FENCE_FILE"`)
+	require.Equal(t, 0, r.code, r.stderr)
+	path := strings.TrimSpace(r.stdout)
+	assert.Equal(t, "LOCK.deploy-prod-"+sha8("deploy:prod")+".txt", filepath.Base(path))
+	assert.True(t, gone(path), "released after COMMAND")
+}
