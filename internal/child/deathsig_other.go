@@ -4,6 +4,6 @@ package child
 
 import "syscall"
 
-// dieWithParent does nothing where the kernel has no parent-death signal; no sandbox
-// runs there without --best-effort anyway.
-func dieWithParent(*syscall.SysProcAttr) {}
+// DieWithParent does nothing where the kernel has no parent-death signal; no sandbox
+// runs there without --best-effort anyway, and guard run stops its command itself.
+func DieWithParent(*syscall.SysProcAttr) {}

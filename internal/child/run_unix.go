@@ -40,7 +40,7 @@ func Run(cmd *exec.Cmd) (int, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	dieWithParent(cmd.SysProcAttr)
+	DieWithParent(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}

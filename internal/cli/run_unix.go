@@ -9,19 +9,21 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/guardlocks/guard/internal/child"
 )
 
 // childAttrs puts COMMAND into a process group of its own, so that guard can stop
 // it together with everything it started (a grandchild included); when stdin is a
 // terminal, that group becomes the terminal's foreground group, so COMMAND reads
 // the terminal and gets Ctrl-C as if guard were not there. On Linux COMMAND also
-// dies with guard (setDeathSignal).
+// dies with guard (child.DieWithParent).
 func childAttrs(tty int) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setpgid: true}
 	if tty >= 0 {
 		a.Foreground, a.Ctty = true, tty
 	}
-	setDeathSignal(a)
+	child.DieWithParent(a)
 	return a
 }
 
