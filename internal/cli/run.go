@@ -216,7 +216,10 @@ func startChild(o RunOptions, cmd *exec.Cmd) (<-chan childExit, error) {
 	return exited, nil
 }
 
-// renewEvery is half the lock's lifetime (0: it has none to renew).
+// renewEvery is half the lock's lifetime (0: it has none to renew). created is
+// written to the second, so a renewal may date the lock up to a second back: the
+// half is taken of the lifetime less that second, or short lifetimes would lapse
+// between two renewals.
 func renewEvery(l *lockcore.Lock) time.Duration {
 	if l == nil {
 		return 0
@@ -224,7 +227,7 @@ func renewEvery(l *lockcore.Lock) time.Duration {
 	if _, ok := l.ExpiresAt(); !ok || l.ExpiresAfter <= 0 {
 		return 0
 	}
-	return max(l.ExpiresAfter/2, 500*time.Millisecond)
+	return max((l.ExpiresAfter-time.Second)/2, 250*time.Millisecond)
 }
 
 // ttyFd is stdin's descriptor when it is a terminal (-1 otherwise).
