@@ -48,6 +48,9 @@ def hook_input(tool, tool_input):
     }).encode()
 
 
+with open(os.path.join(repo, "d0500", "LOCK.txt")) as fh:
+    lock_owner = next(l.split(":", 1)[1].strip() for l in fh if l.startswith("owner:"))
+
 deep = os.path.join(repo, "d0499", "src", "pkg", "internal", "deep", "er", "still", "new.go")
 cases = [
     ("version", ["version"], b"", None),
@@ -68,9 +71,11 @@ cases = [
      hook_input("Bash", {"command": "touch d04{1,2}*/new.txt && rm -f d0499/*.tmp"}), ""),
     ("Bash, unreadable near a lock, ask", ["agent-hook", "claude"],
      hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "ask"),
-    # The locks' own owner: none refuses, so the whole tree is searched for one.
+    # The locks' own owner (read from the repository: the hooks bench's locks are
+    # bench's, this script's own someone-else's): none refuses, so the whole tree is
+    # searched for one.
     ("Bash, unreadable, no refusing lock", ["agent-hook", "claude"],
-     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "", {"GUARD_OWNER": "someone-else"}),
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "", {"GUARD_OWNER": lock_owner}),
 ]
 
 times = {name: [] for name, *_ in cases}
