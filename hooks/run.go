@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
+	"github.com/guardlocks/guard/lockcore"
 )
 
 // check is one question a hook asked the policy and its answer: for pre-commit the
@@ -382,6 +384,11 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		if reason, refused := guard.CommittedMarker(c.Path, guard.MarkerStaged, c.Status == 'D'); refused {
 			dec.Blocking = append(dec.Blocking, guard.Block{Path: st.paths[i], Reason: reason})
 			dec.Allowed = false
+		}
+		// A lock file is usually local: committed, it binds every clone and guard ci
+		// (which sees only committed locks). Say so; it may be meant.
+		if c.Status == 'A' && lockcore.IsLockName(path.Base(c.Path)) {
+			dec.Warnings = append(dec.Warnings, fmt.Sprintf("committing the lock file %s: every clone and guard ci will see it as held; if it is meant to stay local, unstage it (git rm --cached -- %q) and add LOCK*.txt to .git/info/exclude", st.paths[i], c.Path))
 		}
 	}
 	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: st.paths, dec: dec})
