@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -88,9 +88,7 @@ func (d *decider) claimPath(p string, seen map[string]bool) (string, error) {
 		Dir: area, Kind: lockcore.Exclusive, Owner: d.id.Owner, Host: d.id.Host, Expires: expires,
 		Purpose: fmt.Sprintf("%s: %s session %s writes here; guard agent-release (or expiry) frees it", LeasePurpose, d.call.Agent, orDash(d.call.SessionID)),
 	}
-	// RESPECT as guard lock asks it: a lock above, beside or inside the area stops
-	// the claim (the write itself was judged already).
-	got, err := lockcore.Acquire(spec, lockcore.AcquireOptions{Now: now, Respect: d.policy.CheckClaim, MutexDir: guard.ClaimMutexDir(area)})
+	h, err := d.lease(spec)
 	if err != nil {
 		var conflict *lockcore.ConflictError
 		if errors.As(err, &conflict) {
@@ -98,7 +96,17 @@ func (d *decider) claimPath(p string, seen map[string]bool) (string, error) {
 		}
 		return "", err
 	}
+	got := h.Acquired()
 	return fmt.Sprintf("%s (%s, expires after %s)", got.Path, got.Action, expires), nil
+}
+
+// lease claims spec on guard lock's own path (Policy.ClaimRequest through the lock
+// files' Locker): RESPECT as guard lock asks it, so a lock above, beside or inside
+// the area stops the claim (the write itself was judged already). The lease is not
+// held by this process beyond the call: it lives on in its file until it expires
+// or agent-release removes it.
+func (d *decider) lease(spec lockcore.Spec) (lockcore.Handle, error) {
+	return lockcore.Files{}.Acquire(context.Background(), d.policy.ClaimRequest(spec, false))
 }
 
 func orDash(s string) string {

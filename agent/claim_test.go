@@ -161,3 +161,31 @@ func TestAgentReleaseNeedsAnIdentity(t *testing.T) {
 	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
 	assert.ErrorContains(t, err, "whose leases?")
 }
+
+// The lease is claimed on guard lock's own path (a lockcore Handle through
+// Policy.ClaimRequest): the file on disk carries the fence that the handle reports,
+// and a second claim of the held area is refused by RESPECT as guard lock would be.
+func TestClaimLeaseCarriesTheFenceItsHandleReports(t *testing.T) {
+	root := fixtureTree(t)
+	env, _, _ := fixtureEnv(root, "", nil)
+	id := guard.Identity{Owner: "sess-1", Host: "laptop"}
+	d := &decider{env: env, id: id, policy: guard.NewPolicy(env, id)}
+	area := filepath.Join(root, "repo", "free")
+	h, err := d.lease(lockcore.Spec{Dir: area, Kind: lockcore.Exclusive, Owner: "sess-1", Host: "laptop", Expires: "30m", Purpose: LeasePurpose})
+	require.NoError(t, err)
+	assert.Equal(t, lockcore.Created, h.Acquired().Action)
+	assert.Equal(t, filepath.Join(area, "LOCK.txt"), h.Path())
+	require.Positive(t, h.Fence())
+	l, err := lockcore.ReadLock(h.Path(), time.UTC)
+	require.NoError(t, err)
+	fence, ok := l.Fence()
+	require.True(t, ok, "a lease carries a fence")
+	assert.Equal(t, h.Fence(), fence)
+	assert.Equal(t, "sess-1", l.Owner)
+
+	other := &decider{env: env, id: guard.Identity{Owner: "sess-2", Host: "laptop"}, policy: guard.NewPolicy(env, guard.Identity{Owner: "sess-2", Host: "laptop"})}
+	_, err = other.lease(lockcore.Spec{Dir: filepath.Join(area, "deep"), Kind: lockcore.Exclusive, Owner: "sess-2", Host: "laptop", Expires: "30m", Purpose: LeasePurpose})
+	var conflict *lockcore.ConflictError
+	require.ErrorAs(t, err, &conflict, "RESPECT: the lease above covers the folder below")
+	assert.Equal(t, h.Path(), conflict.Lock.Path)
+}

@@ -173,29 +173,25 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 	}
 	// RESPECT is the policy's (guard.Policy.CheckClaim), asked under the creation
 	// mutex at every attempt.
-	policy := guard.NewPolicy(env, id)
-	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{
-		Force: o.Force, Respect: policy.CheckClaim, MutexDir: guard.ClaimMutexDir(dir),
-	})
+	return hold(o, cmd, wait, guard.NewPolicy(env, id).ClaimRequest(spec, o.Force))
 }
 
 // hold makes the claim (waiting up to wait) and runs the contest after a fresh
 // claim: the part of the claim path that folder and resource locks share.
-func hold(o LockOptions, cmd string, wait time.Duration, spec lockcore.Spec, opts lockcore.AcquireOptions) (*lockClaim, error) {
+func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request) (*lockClaim, error) {
 	env := o.Env
 	ctx := o.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	spec := req.Spec
 	onWait, stopProgress := waitProgress(env, cmd, wait)
 	stateDir, _ := guard.StateDir(env)
-	queue := ""
 	if stateDir != "" && wait > 0 {
-		queue = lockcore.QueueDir(filepath.Join(stateDir, "queue"), spec.Path())
+		req.QueueDir = lockcore.QueueDir(filepath.Join(stateDir, "queue"), spec.Path())
 	}
-	h, err := lockcore.Hold(ctx, lockcore.Request{
-		Spec: spec, Options: opts, Clock: env.Clock, Wait: wait, QueueDir: queue, OnWait: onWait,
-	})
+	req.Wait, req.OnWait = wait, onWait
+	h, err := lockcore.Hold(ctx, req)
 	stopProgress()
 	if err != nil {
 		recordLockRefusal(env, cmd, spec.Owner, err)

@@ -86,8 +86,7 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 	if err := spec.Validate(); err != nil {
 		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	policy := guard.NewPolicy(env, id)
-	return hold(o, cmd, wait, spec, lockcore.AcquireOptions{Force: o.Force, Respect: policy.CheckResourceClaim})
+	return hold(o, cmd, wait, guard.NewPolicy(env, id).ResourceClaimRequest(spec, o.Force))
 }
 
 // resourceStatus is guard status --resource: 0 when no active lock holds the
