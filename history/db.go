@@ -29,6 +29,9 @@ import (
 const (
 	DBName    = "history.db"
 	SpoolName = "events.jsonl"
+	// ImportMutexName is the transient mutex an import of the default spool holds (its
+	// Path + ".import"; guard doctor knows it).
+	ImportMutexName = SpoolName + ".import"
 )
 
 // Paths returns the database and spool paths in guard's state directory.

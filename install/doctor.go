@@ -26,6 +26,11 @@ type DoctorOptions struct {
 	// repository of Env.Dir is examined.
 	Roots []string
 	JSON  bool
+	// Sweep removes the stranded scratch files (see examineScratch).
+	Sweep bool
+	// StateMutexes are the transient mutex names that other packages keep in guard's
+	// state directory (the history journal's import mutex); cmd/guard names them.
+	StateMutexes []string
 }
 
 // DoctorReport is `guard doctor --json`.
@@ -33,6 +38,8 @@ type DoctorReport struct {
 	Healthy      bool         `json:"healthy"`
 	Repositories []RepoReport `json:"repositories"`
 	Problems     []string     `json:"problems"`
+	// Scratch are the scratch files found in the repositories and the state directory.
+	Scratch []ScratchReport `json:"scratch"`
 }
 
 // RepoReport is what doctor found in one repository.
@@ -74,6 +81,7 @@ type ConfigReport struct {
 func RunDoctor(ctx context.Context, o DoctorOptions) error {
 	rep := DoctorReport{Repositories: []RepoReport{}, Problems: []string{}}
 	seen := map[string]bool{}
+	var repos []gitrun.Repo
 	// DIRs given are what the user asked about: the current repository is examined
 	// only when none is given (it was added to every report, which then blamed the
 	// wrong repository).
@@ -104,9 +112,12 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 				continue
 			}
 			seen[key] = true
+			repos = append(repos, r)
 			rep.Repositories = append(rep.Repositories, examine(o.Env, r))
 		}
 	}
+	rep.Scratch = examineScratch(o, repos)
+	rep.Problems = append(rep.Problems, scratchProblems(rep.Scratch)...)
 	rep.Healthy = len(rep.Problems) == 0
 	for _, r := range rep.Repositories {
 		if len(r.Problems) > 0 {
@@ -398,6 +409,10 @@ func writeDoctor(w io.Writer, rep DoctorReport) {
 			fmt.Fprintf(w, "  problem: %s\n", p)
 		}
 	}
+	if len(rep.Repositories) > 0 {
+		fmt.Fprintln(w)
+	}
+	writeScratch(w, rep.Scratch)
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/webhook"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -14,6 +17,10 @@ type PruneOptions struct {
 	RootsInput
 	DryRun bool
 	JSON   bool
+	// Webhook, when set, is the URL that gets PruneNotice after real removals.
+	Webhook string
+	// WebhookTimeout bounds the post (webhook.Timeout when 0).
+	WebhookTimeout time.Duration
 }
 
 // PruneJSON is `guard prune --json`.
@@ -23,6 +30,18 @@ type PruneJSON struct {
 	WouldRemove []string     `json:"would_remove"`
 	Kept        []string     `json:"kept"`
 	Errors      []PruneError `json:"errors"`
+}
+
+// PruneNotice is what guard prune --webhook posts: the JSON of --json plus the time
+// (CONTRACT.md section 9: {"removed": [paths], "time"}), and, for receivers written for
+// the reference's notifier, its event name, paths and timestamp (the reference's
+// "removed" is a count; guard's is the list, as the contract says).
+type PruneNotice struct {
+	PruneJSON
+	Time      string   `json:"time"`
+	Event     string   `json:"event"`
+	Paths     []string `json:"paths"`
+	Timestamp string   `json:"timestamp"`
 }
 
 // PruneError is a lock prune could not remove.
@@ -39,6 +58,11 @@ func RunPrune(o PruneOptions) error {
 	env := o.Env
 	if err := requireRoots(env, o.Roots); err != nil {
 		return err
+	}
+	if o.Webhook != "" {
+		if err := webhook.Check(o.Webhook); err != nil {
+			return guard.Exitf(guard.ExitUsage, "prune: --webhook: %w (nothing was pruned)", err)
+		}
 	}
 	rc, roots, err := ResolveRoots(env, o.RootsInput)
 	if err != nil {
@@ -77,6 +101,15 @@ func RunPrune(o PruneOptions) error {
 	if o.JSON {
 		if err := writeJSON(env.Stdout, out); err != nil {
 			return err
+		}
+	}
+	if o.Webhook != "" && !o.DryRun && len(out.Removed) > 0 {
+		at := env.Clock.Now().Format(time.RFC3339)
+		notice := PruneNotice{PruneJSON: out, Time: at, Event: "lock_expired", Paths: out.Removed, Timestamp: at}
+		// The notification is a courtesy: its failure is said, and the prune's outcome
+		// stands as it is.
+		if err := webhook.Post(context.Background(), o.Webhook, notice, o.WebhookTimeout); err != nil {
+			fmt.Fprintf(env.Stderr, "guard prune: warning: %v (the locks were pruned all the same)\n", err)
 		}
 	}
 	if failed {
