@@ -129,7 +129,7 @@ func TestDoctorFindsAndSweepsStrandedScratch(t *testing.T) {
 	young := filepath.Join(top, "src", ".LOCK.api.txt.00000000000000aa.tmp")
 	require.NoError(t, os.WriteFile(young, nil, 0o644))
 	lockFile := filepath.Join(top, "src", "LOCK.old.txt")
-	userTemp := filepath.Join(top, "src", ".notes.123.tmp")         // a user's, not guard's
+	userTemp := filepath.Join(top, "src", ".notes.123.tmp")           // a user's, not guard's
 	userSettings := filepath.Join(top, "src", ".settings.json.5.tmp") // not in an agent folder
 	queueLock := filepath.Join(deadQueue, "queue.lock")
 	for _, p := range []string{lockFile, userTemp, userSettings} {
