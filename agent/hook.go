@@ -87,6 +87,9 @@ type claudeDecision struct {
 type geminiAnswer struct {
 	Decision string `json:"decision,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// SystemMessage is what Gemini CLI shows the user with its approval prompt (an
+	// ask's reason is not shown there).
+	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
 func cannotAsk(agent string) string {
@@ -118,9 +121,10 @@ func WriteAnswer(w io.Writer, agent string, v *Verdict) error {
 		case None:
 			doc = geminiAnswer{}
 		case Ask:
-			// Gemini CLI's BeforeTool hook cannot ask a person; refusing is the safe
-			// reading of "ask", and the reason says how to go ahead.
-			doc = geminiAnswer{Decision: "deny", Reason: v.Reason + "\n" + cannotAsk("Gemini CLI")}
+			// Gemini CLI honours ask even under --approval-mode yolo: it prompts the
+			// user, showing systemMessage (0.61; headless -p stops there without running
+			// the tool). The reason goes in both fields.
+			doc = geminiAnswer{Decision: "ask", Reason: v.Reason, SystemMessage: v.Reason}
 		default:
 			doc = geminiAnswer{Decision: string(v.Decision), Reason: v.Reason}
 		}

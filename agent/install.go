@@ -36,6 +36,10 @@ type InstallResult struct {
 	Action  string  `json:"action"`
 	Command string  `json:"command"`
 	Backup  *string `json:"backup"`
+	// CodexConfig is Codex's config.toml, where the hook's trust record is kept;
+	// Trusted whether guard changed that record this time (codex only).
+	CodexConfig string `json:"codex_config,omitempty"`
+	Trusted     bool   `json:"trusted,omitempty"`
 }
 
 // BackupSuffix is appended to a settings file's name for the copy kept before guard
@@ -78,17 +82,52 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// isGuardHook recognises guard's own entry: a command that runs `agent-hook <agent>`
-// with a program called guard (whatever its path, so that a moved binary is updated in
-// place rather than added twice).
+// isGuardHook recognises guard's own entry by the shape agent-install writes: one
+// program word (bare, or quoted as HookCommand quotes it) followed by exactly
+// `agent-hook <agent>`. The program's name does not matter (guard may be installed as
+// guard-1.4, gd, or a go run binary), so a moved or renamed binary is updated in place
+// rather than added twice, and agent-uninstall finds it. A command line of more words
+// (a user's wrapper, `sh -c ...`) is not guard's.
 func isGuardHook(cmd, agent string) bool {
-	f := strings.Fields(cmd)
-	if len(f) < 3 || f[len(f)-2] != "agent-hook" || f[len(f)-1] != agent {
+	prog, ok := strings.CutSuffix(strings.TrimSpace(cmd), " agent-hook "+agent)
+	if !ok {
 		return false
 	}
-	prog := strings.Trim(strings.Join(f[:len(f)-2], " "), `'"`)
-	base := filepath.Base(prog)
-	return base == "guard" || strings.HasPrefix(base, "guard.") || strings.HasPrefix(base, "guard-")
+	return oneShellWord(strings.TrimSpace(prog))
+}
+
+// oneShellWord reports whether s is a single shell word with no expansion: a bare
+// path, a single-quoted one (an apostrophe inside written as shellQuote writes it:
+// close the quote, a backslash-escaped apostrophe, open again), or a double-quoted one
+// without $, backquote or backslash.
+func oneShellWord(s string) bool {
+	switch {
+	case s == "":
+		return false
+	case s[0] == '\'':
+		rest := s
+		for rest != "" {
+			if rest[0] != '\'' {
+				return false
+			}
+			end := strings.IndexByte(rest[1:], '\'')
+			if end < 0 {
+				return false
+			}
+			rest = rest[end+2:]
+			if rest == "" {
+				return true
+			}
+			if !strings.HasPrefix(rest, `\'`) {
+				return false
+			}
+			rest = rest[2:]
+		}
+		return true
+	case s[0] == '"':
+		return len(s) >= 2 && s[len(s)-1] == '"' && !strings.ContainsAny(s[1:len(s)-1], "\"$`\\")
+	}
+	return !strings.ContainsAny(s, " \t\n;&|<>()$`\\\"'*?[]{}~#=")
 }
 
 // SettingsPath returns the settings file agent-install edits.
@@ -163,6 +202,20 @@ func runSettings(opts InstallOptions, add bool) error {
 		return guard.Exitf(guard.ExitUsage, "%s: %v; nothing was changed", path, err)
 	}
 	changed = res.Action == "installed" || res.Action == "updated" || res.Action == "removed"
+	if opts.Agent == Codex {
+		// Codex runs the hook only once its trust record is in config.toml: written
+		// before the hook itself, so that a record guard cannot write leaves nothing
+		// half-installed. An unchanged hooks.json still gets a missing record back.
+		final := old
+		if changed {
+			if final, err = root.render(); err != nil {
+				return guard.Exitf(guard.ExitUsage, "%s: %w", path, err)
+			}
+		}
+		if res.CodexConfig, res.Trusted, err = codexTrust(env, path, old, final, add); err != nil {
+			return guard.Exitf(guard.ExitUsage, "codex: %v; nothing was changed in %s", err, path)
+		}
+	}
 	if changed {
 		data, err := root.render()
 		if err != nil {
@@ -235,6 +288,9 @@ func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
 	}
 	if res.Backup != nil {
 		fmt.Fprintf(env.Stderr, "guard: the previous settings are kept in %s\n", *res.Backup)
+	}
+	if opts.Agent == Codex {
+		reportCodex(env, opts, res)
 	}
 	return nil
 }

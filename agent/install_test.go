@@ -243,8 +243,61 @@ func TestHookCommandQuotesPathsForTheShell(t *testing.T) {
 	assert.Equal(t, "/usr/local/bin/guard agent-hook claude", HookCommand("/usr/local/bin/guard", Claude))
 	assert.Equal(t, `'/Users/Me Too/bin/guard' agent-hook gemini`, HookCommand("/Users/Me Too/bin/guard", Gemini))
 	assert.True(t, isGuardHook(`'/Users/Me Too/bin/guard' agent-hook gemini`, Gemini))
-	assert.False(t, isGuardHook(`/usr/bin/other agent-hook claude`, Claude))
 	assert.False(t, isGuardHook(`/usr/bin/guard agent-hook gemini`, Claude))
+}
+
+// guard's entry is known by its shape (one program word, then agent-hook <agent>), not
+// by the binary's name: installed from a binary called gd, a second install finds it
+// (issue 11: it was added twice, and agent-uninstall left it in place).
+func TestIsGuardHookWhateverTheBinaryIsCalled(t *testing.T) {
+	for _, cmd := range []string{
+		"/usr/bin/other agent-hook claude",
+		"gd agent-hook claude",
+		"  /opt/x/guard-1.4 agent-hook claude ",
+		`'/Users/Me Too/bin/gd' agent-hook claude`,
+		`'/tmp/it'\''s/gd' agent-hook claude`,
+		`"/Users/Me Too/bin/gd" agent-hook claude`,
+	} {
+		assert.True(t, isGuardHook(cmd, Claude), cmd)
+	}
+	for _, cmd := range []string{
+		"agent-hook claude",
+		"~/bin/audit.sh",
+		"sh -c 'guard' agent-hook claude",
+		"/bin/wrap --flag agent-hook claude",
+		"$GUARD agent-hook claude",
+		"a;b agent-hook claude",
+		`'/x/gd agent-hook claude`,
+		`"/x/$g" agent-hook claude`,
+		"/usr/bin/guard agent-hook claude --claim",
+		"/usr/bin/guard agent-hook claudex",
+	} {
+		assert.False(t, isGuardHook(cmd, Claude), cmd)
+	}
+	for _, exe := range []string{"/opt/tools/gd", "/Users/Me Too/gd", "/tmp/it's/gd"} {
+		assert.True(t, isGuardHook(HookCommand(exe, Codex), Codex), exe)
+	}
+}
+
+func TestAgentInstallFromABinaryNotCalledGuard(t *testing.T) {
+	repo, home := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o755))
+	env, out, _ := installEnv(t, repo, home)
+	env.Executable = "/opt/tools/gd"
+	settings := filepath.Join(repo, ".claude", "settings.json")
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+	assert.Equal(t, "installed "+settings+"\nunchanged "+settings+"\n", out.String())
+	env.Executable = "/usr/local/bin/gd-2"
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+	data, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(data), "agent-hook claude"), string(data))
+	assert.Contains(t, string(data), "/usr/local/bin/gd-2 agent-hook claude")
+	require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Claude}))
+	data, err = os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "agent-hook")
 }
 
 func TestAgentInstallWritesCodexHooksJSON(t *testing.T) {

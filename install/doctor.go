@@ -31,6 +31,10 @@ type DoctorOptions struct {
 	// StateMutexes are the transient mutex names that other packages keep in guard's
 	// state directory (the history journal's import mutex); cmd/guard names them.
 	StateMutexes []string
+	// AgentProblems reports what keeps an agent from running guard's hook installed
+	// for the repository at top ("" for the user's own settings); wired in from the
+	// agent package.
+	AgentProblems func(top string) []string
 }
 
 // DoctorReport is `guard doctor --json`.
@@ -113,11 +117,18 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 			}
 			seen[key] = true
 			repos = append(repos, r)
-			rep.Repositories = append(rep.Repositories, examine(o.Env, r))
+			rr := examine(o.Env, r)
+			if o.AgentProblems != nil && r.Top != "" {
+				rr.Problems = append(rr.Problems, o.AgentProblems(r.Top)...)
+			}
+			rep.Repositories = append(rep.Repositories, rr)
 		}
 	}
 	rep.Scratch = examineScratch(o, repos)
 	rep.Problems = append(rep.Problems, scratchProblems(rep.Scratch)...)
+	if o.AgentProblems != nil {
+		rep.Problems = append(rep.Problems, o.AgentProblems("")...)
+	}
 	rep.Healthy = len(rep.Problems) == 0
 	for _, r := range rep.Repositories {
 		if len(r.Problems) > 0 {

@@ -3,13 +3,15 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/agent"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/history"
 	"github.com/guardlocks/guard/install"
 )
 
 func newDoctorCmd(env *guard.Env) *cobra.Command {
-	o := install.DoctorOptions{Env: env, StateMutexes: []string{history.ImportMutexName}}
+	o := install.DoctorOptions{Env: env, StateMutexes: []string{history.ImportMutexName},
+		AgentProblems: func(top string) []string { return agent.CodexProblems(env, top) }}
 	cmd := &cobra.Command{
 		Use:   "doctor [ROOT...] [--json] [--sweep]",
 		Short: "Check hooks, the guard binary, stale locks, configuration and bypasses per repository",
