@@ -32,7 +32,13 @@ type dirView struct {
 
 // view returns the view of dir, built on first use.
 func (p *Policy) view(dir string) *dirView {
+	// The paths of a commit come sorted: most ask for the folder of the path before,
+	// which a string comparison finds without hashing it.
+	if p.lastView != nil && dir == p.lastViewDir {
+		return p.lastView
+	}
 	if v, ok := p.views[dir]; ok {
+		p.lastViewDir, p.lastView = dir, v
 		return v
 	}
 	v := &dirView{}
@@ -56,6 +62,7 @@ func (p *Policy) view(dir string) *dirView {
 		}
 	}
 	p.views[dir] = v
+	p.lastViewDir, p.lastView = dir, v
 	return v
 }
 

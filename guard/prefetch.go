@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -19,23 +20,45 @@ const prefetchMin = 256
 // at a time into the policy's caches, and returns once dirs is closed and all are
 // read. A hook hands over the folders of the paths git is still printing, so that
 // they are read while git works; the answers to Check do not change, only when the
-// folders are read. No other goroutine may use the Policy meanwhile.
+// folders are read. No other goroutine may use the Policy meanwhile. Sending on dirs
+// never waits for a directory to be read: the folders queue up here, so that git's
+// output is read as fast as git writes it however slowly the folders are listed.
 func (p *Policy) Prefetch(dirs <-chan string) {
-	p.fetchDirs(func(yield func(string) bool) {
-		for d := range dirs {
-			if !yield(d) {
-				return
-			}
+	f := p.newFetcher()
+	var queue []string
+	for dirs != nil || len(queue) > 0 {
+		var work chan<- string
+		var next string
+		if len(queue) > 0 {
+			work, next = f.work, queue[0]
 		}
-	})
+		select {
+		case d, ok := <-dirs:
+			if !ok {
+				dirs = nil
+				continue
+			}
+			queue = f.add(d, queue)
+		case work <- next:
+			queue = queue[1:]
+		}
+	}
+	f.finish()
 }
 
 // prefetch makes paths absolute and reads all their directories at once (see
 // Prefetch). It returns the absolute paths, so that Check does not clean them twice.
 func (p *Policy) prefetch(paths []string) []string {
-	abs := make([]string, len(paths))
+	// A hook's paths are absolute and clean already: abs is then paths itself, and
+	// only a path that changes makes a copy.
+	abs := paths
 	for i, raw := range paths {
-		abs[i] = p.abs(raw)
+		if a := p.abs(raw); a != raw {
+			if &abs[0] == &paths[0] {
+				abs = slices.Clone(paths)
+			}
+			abs[i] = a
+		}
 	}
 	p.fetchDirs(func(yield func(string) bool) {
 		last := ""
@@ -64,36 +87,59 @@ type fetched struct {
 // yet, with several workers, and stores what they found (the listing, whether there is
 // a .git entry) in the caches once all are done: only this goroutine touches them.
 func (p *Policy) fetchDirs(dirs iter.Seq[string]) {
-	work := make(chan string, 64)
-	var (
-		mu  sync.Mutex
-		got []fetched
-		wg  sync.WaitGroup
-	)
-	workers := 0
-	seen := map[string]bool{}
+	f := p.newFetcher()
+	var queue []string
 	for d := range dirs {
-		for !seen[d] {
-			seen[d] = true
-			if _, ok := p.dirs[d]; !ok {
-				if workers < max(4, 2*runtime.GOMAXPROCS(0)) {
-					workers++
-					wg.Go(func() { fetchWorker(work, p.loc, &mu, &got) })
-				}
-				work <- d
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
+		for _, q := range f.add(d, queue[:0]) {
+			f.work <- q
 		}
 	}
-	close(work)
-	wg.Wait()
-	for _, f := range got {
-		p.dirs[f.dir] = f.dl
-		p.gits[f.dir] = f.git
+	f.finish()
+}
+
+// fetcher is one prefetch: the workers listing directories, and what they found.
+type fetcher struct {
+	p       *Policy
+	work    chan string
+	mu      sync.Mutex
+	got     []fetched
+	wg      sync.WaitGroup
+	workers int
+	seen    map[string]bool
+}
+
+func (p *Policy) newFetcher() *fetcher {
+	return &fetcher{p: p, work: make(chan string, 64), seen: map[string]bool{}}
+}
+
+// add appends to queue d and the directories above it that are neither read nor
+// queued yet, and makes sure there is a worker for them.
+func (f *fetcher) add(d string, queue []string) []string {
+	for !f.seen[d] {
+		f.seen[d] = true
+		if _, ok := f.p.dirs[d]; !ok {
+			if f.workers < max(4, 2*runtime.GOMAXPROCS(0)) {
+				f.workers++
+				f.wg.Go(func() { fetchWorker(f.work, f.p.loc, &f.mu, &f.got) })
+			}
+			queue = append(queue, d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return queue
+}
+
+// finish waits for the workers and stores what they read.
+func (f *fetcher) finish() {
+	close(f.work)
+	f.wg.Wait()
+	for _, r := range f.got {
+		f.p.dirs[r.dir] = r.dl
+		f.p.gits[r.dir] = r.git
 	}
 }
 

@@ -126,15 +126,18 @@ func TestSessionAbsIsFilepathJoin(t *testing.T) {
 }
 
 func TestJoinGitPathsIsFilepathJoin(t *testing.T) {
-	rel := []string{"a.go", "d/e/f.txt", "./x", "a//b", "a/../b", "ü/ß.txt", "trailing/", "z"}
+	rel := []string{"a.go", "d/e/f.txt", "./x", "a//b", "a/../b", "ü/ß.txt", "trailing/", "z", "a/.", "..", "/lead", ".x/..y/z.", "a/b/c/d"}
 	var batch []Change
 	for _, p := range rel {
 		batch = append(batch, Change{Status: 'A', Path: p})
 	}
 	for _, root := range []string{"/repo", "/"} {
-		got := joinGitPaths(root, batch)
+		got, dirs := joinGitPaths(root, batch, []string{"kept"})
+		require.Len(t, dirs, len(rel)+1)
+		assert.Equal(t, "kept", dirs[0])
 		for i, p := range rel {
 			assert.Equal(t, filepath.Join(root, filepath.FromSlash(p)), got[i], "%q under %q", p, root)
+			assert.Equal(t, filepath.Dir(got[i]), dirs[i+1], "folder of %q under %q", p, root)
 		}
 	}
 }

@@ -85,8 +85,9 @@ func (s *session) abs(rel []string) []string {
 }
 
 // joinGitPaths is joinGitPath for each change of a batch, the clean ones built in one
-// string (one allocation for the batch, not one per path).
-func joinGitPaths(root string, batch []Change) []string {
+// string (one allocation for the batch, not one per path), and the folder of each
+// (filepath.Dir of the path) appended to dirs, for a clean path as a slice of it.
+func joinGitPaths(root string, batch []Change, dirs []string) (paths, folders []string) {
 	sep := string(filepath.Separator)
 	if strings.HasSuffix(root, sep) {
 		sep = ""
@@ -97,27 +98,37 @@ func joinGitPaths(root string, batch []Change) []string {
 	}
 	var b strings.Builder
 	b.Grow(size)
-	ends := make([]int, len(batch))
+	// cut[i] is where the folder of path i ends in it (-1: a path to clean first).
+	cut := make([]int, len(batch))
 	for i, c := range batch {
+		cut[i] = -1
 		if cleanGitPath(c.Path) {
+			cut[i] = len(root)
+			if j := strings.LastIndexByte(c.Path, '/'); j >= 0 {
+				cut[i] += len(sep) + j
+			} else if sep == "" {
+				cut[i] = len(root) // the file-system root keeps its separator
+			}
 			b.WriteString(root)
 			b.WriteString(sep)
 			b.WriteString(filepath.FromSlash(c.Path))
 		}
-		ends[i] = b.Len()
 	}
 	all := b.String()
-	out := make([]string, len(batch))
+	paths = make([]string, len(batch))
 	start := 0
 	for i, c := range batch {
-		if ends[i] == start {
-			out[i] = joinGitPath(root, c.Path) // not clean: Join cleans it
-		} else {
-			out[i] = all[start:ends[i]]
+		if cut[i] < 0 {
+			paths[i] = joinGitPath(root, c.Path) // not clean: Join cleans it
+			dirs = append(dirs, filepath.Dir(paths[i]))
+			continue
 		}
-		start = ends[i]
+		end := start + len(root) + len(sep) + len(c.Path)
+		paths[i] = all[start:end]
+		dirs = append(dirs, all[start:start+cut[i]])
+		start = end
 	}
-	return out
+	return paths, dirs
 }
 
 // joinGitPath is filepath.Join(root, filepath.FromSlash(p)) for a git path p: git
@@ -139,10 +150,17 @@ func cleanGitPath(p string) bool {
 	if p == "" || filepath.Separator != '/' && strings.ContainsRune(p, filepath.Separator) {
 		return false
 	}
-	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
+	// One scan, no iterator: a commit may name 100,000 paths.
+	for i := 0; i <= len(p); {
+		j := i
+		for j < len(p) && p[j] != '/' {
+			j++
+		}
+		switch p[i:j] {
+		case "", ".", "..":
 			return false
 		}
+		i = j + 1
 	}
 	return true
 }
@@ -322,34 +340,54 @@ func recovered(fn func() error) (err error) {
 func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	// git diff --cached needs nothing from the session, so it is started first and
 	// runs while the session finds the repository. Its output is read as git writes
-	// it: each change is made absolute and each new folder handed to the policy, which
-	// lists folders (several at once) while git still prints the rest of a large
-	// commit. The hook then costs little more than git's diff.
+	// it: each change is made absolute, judged for the rules that need only its name
+	// (markers, lock files), and each new folder handed to the policy, which lists
+	// folders (several at once) while git still prints the rest of a large commit.
+	// The hook then costs little more than git's diff.
 	type staged struct {
-		changes []Change
-		paths   []string
-		err     error
+		chunks [][]string // the absolute paths, one slice per batch (no regrowing)
+		n      int
+		// named are the refusals and warnings that come from a path's name alone.
+		named    []guard.Block
+		warnings []string
+		err      error
 	}
 	rootc := make(chan string, 1)
 	dirs := make(chan string, 256)
 	done := make(chan staged, 1)
 	go func() {
 		var st staged
-		root, known, last := "", false, ""
+		root, known := "", false
+		lastDir := ""
+		var folders []string // reused from batch to batch
 		st.err = recovered(func() error {
 			return StreamStagedChanges(ctx, gitrun.New(env.Dir, env.Env), func(batch []Change) error {
 				if !known {
 					root, known = <-rootc, true
 				}
-				st.changes = append(st.changes, batch...)
 				if root == "" {
 					return nil // no session: the error is the hook's answer
 				}
-				for _, abs := range joinGitPaths(root, batch) {
-					st.paths = append(st.paths, abs)
-					if d := filepath.Dir(abs); d != last {
-						last = d
+				var paths []string
+				paths, folders = joinGitPaths(root, batch, folders[:0])
+				st.chunks = append(st.chunks, paths)
+				st.n += len(paths)
+				for i, c := range batch {
+					abs := paths[i]
+					// git prints paths sorted, so a folder is mostly the one of
+					// the path before.
+					if d := folders[i]; d != lastDir {
+						lastDir = d
 						dirs <- d
+					}
+					if reason, refused := guard.CommittedMarker(c.Path, guard.MarkerStaged, c.Status == 'D'); refused {
+						st.named = append(st.named, guard.Block{Path: abs, Reason: reason})
+					}
+					// A lock file is usually local: committed, it binds every clone
+					// and guard ci (which sees only committed locks). Say so; it may
+					// be meant.
+					if c.Status == 'A' && lockcore.IsLockName(path.Base(c.Path)) {
+						st.warnings = append(st.warnings, fmt.Sprintf("committing the lock file %s: every clone and guard ci will see it as held; if it is meant to stay local, unstage it (git rm --cached -- %q) and add LOCK*.txt to .git/info/exclude", abs, c.Path))
 					}
 				}
 				return nil
@@ -375,23 +413,21 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	if st.err != nil {
 		return st.err
 	}
+	paths := make([]string, 0, st.n)
+	for _, c := range st.chunks {
+		paths = append(paths, c...)
+	}
 	ops := []string{guard.OpCommit}
-	dec, err := s.ask(ops, st.paths)
+	dec, err := s.ask(ops, paths)
 	if err != nil {
 		return err
 	}
-	for i, c := range st.changes {
-		if reason, refused := guard.CommittedMarker(c.Path, guard.MarkerStaged, c.Status == 'D'); refused {
-			dec.Blocking = append(dec.Blocking, guard.Block{Path: st.paths[i], Reason: reason})
-			dec.Allowed = false
-		}
-		// A lock file is usually local: committed, it binds every clone and guard ci
-		// (which sees only committed locks). Say so; it may be meant.
-		if c.Status == 'A' && lockcore.IsLockName(path.Base(c.Path)) {
-			dec.Warnings = append(dec.Warnings, fmt.Sprintf("committing the lock file %s: every clone and guard ci will see it as held; if it is meant to stay local, unstage it (git rm --cached -- %q) and add LOCK*.txt to .git/info/exclude", st.paths[i], c.Path))
-		}
+	if len(st.named) > 0 {
+		dec.Blocking = append(dec.Blocking, st.named...)
+		dec.Allowed = false
 	}
-	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: st.paths, dec: dec})
+	dec.Warnings = append(dec.Warnings, st.warnings...)
+	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: paths, dec: dec})
 	return nil
 }
 
