@@ -235,7 +235,7 @@ func (db *DB) Events(ctx context.Context, q Query) ([]guard.Event, error) {
 		where = append(where, "unix_ns >= ?")
 		args = append(args, q.Since.UnixNano())
 	}
-	query := "SELECT time, event, path, name, kind, scope, owner, host, fence, resource, actor, detail FROM events"
+	query := "SELECT " + eventColumns + " FROM events"
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -251,16 +251,8 @@ func (db *DB) Events(ctx context.Context, q Query) ([]guard.Event, error) {
 	out := []guard.Event{}
 	for rows.Next() {
 		var ev guard.Event
-		var at string
-		var fence sql.NullInt64
-		if err := rows.Scan(&at, &ev.Event, &ev.Path, &ev.Name, &ev.Kind, &ev.Scope, &ev.Owner, &ev.Host,
-			&fence, &ev.Resource, &ev.Actor, &ev.Detail); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-		ev.Time, _ = time.Parse(time.RFC3339Nano, at)
-		if fence.Valid {
-			f := fence.Int64
-			ev.Fence = &f
+		if err := scanEvent(rows, nil, &ev); err != nil {
+			return nil, err
 		}
 		out = append(out, ev)
 	}

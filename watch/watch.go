@@ -40,6 +40,13 @@ type Options struct {
 	// Ready, when set, is called once the initial scan is done and the folders are
 	// watched (tests wait for it).
 	Ready func()
+	// Scans, when set, asks for a full rescan now: the watcher scans, reports the
+	// differences as events, and sends the result on the channel it received (guard
+	// serve's POST /api/scan).
+	Scans <-chan chan<- guard.WatchScan
+	// Scanned, when set, receives the result of every full scan: the initial one, the
+	// periodic ones and those asked for.
+	Scanned func(guard.WatchScan)
 }
 
 // snap is what the watcher last saw of one lock file.
@@ -82,8 +89,10 @@ func Run(ctx context.Context, o Options) error {
 			w.addTree(r.Path, 0, r.MaxDepth)
 		}
 	}
+	start := o.Env.Clock.Now()
 	w.locks = w.scanAll()
 	w.expire(o.Env.Clock.Now(), false)
+	w.report(guard.WatchScan{Type: "initial"}, start)
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -117,7 +126,14 @@ func Run(ctx context.Context, o Options) error {
 			}
 			clear(dirty)
 		case <-rescan.C:
-			w.diff(w.locks, w.scanAll())
+			w.fullScan("full")
+		case reply := <-o.Scans:
+			r := w.fullScan("request")
+			select {
+			case reply <- r:
+			default: // the asker gave up; its channel must be buffered
+			}
+			rescan.Reset(o.Rescan) // the period runs from the last full scan
 		case <-expiry.C:
 		}
 		w.expire(o.Env.Clock.Now(), true)
@@ -246,12 +262,40 @@ func (w *watcher) rereadDir(dir string, tree bool) {
 		}
 		next[p] = s
 	}
-	w.diff(old, next)
+	_ = w.diff(old, next)
+}
+
+// fullScan scans every root, reports the differences and the expiries, and returns
+// (and hands Scanned) the result.
+func (w *watcher) fullScan(kind string) guard.WatchScan {
+	start := w.o.Env.Clock.Now()
+	r := w.diff(w.locks, w.scanAll())
+	r.Type = kind
+	r.Expired = w.expire(w.o.Env.Clock.Now(), true)
+	return w.report(r, start)
+}
+
+// report completes r from the watcher's state and hands it to Scanned.
+func (w *watcher) report(r guard.WatchScan, start time.Time) guard.WatchScan {
+	now := w.o.Env.Clock.Now()
+	r.At, r.Duration = now, now.Sub(start)
+	r.DurationMS = r.Duration.Milliseconds()
+	r.LocksFound = len(w.locks)
+	for _, s := range w.locks {
+		if !s.expired {
+			r.Active++
+		}
+	}
+	if w.o.Scanned != nil {
+		w.o.Scanned(r)
+	}
+	return r
 }
 
 // diff reports the differences between old and next (a part of the state, or all of
-// it) and makes next the state there.
-func (w *watcher) diff(old, next map[string]snap) {
+// it) and makes next the state there. It counts them as a scan's New, Modified and
+// Deleted.
+func (w *watcher) diff(old, next map[string]snap) (r guard.WatchScan) {
 	now := w.o.Env.Clock.Now()
 	var paths []string
 	for p := range old {
@@ -274,11 +318,13 @@ func (w *watcher) diff(old, next map[string]snap) {
 			}
 			w.emit(name, o.lock)
 			delete(w.locks, p)
+			r.Deleted++
 		case !hadOld && hasNew:
 			if n.lock.Active(now) {
 				w.emit(guard.EventAcquired, n.lock)
 			}
 			w.locks[p] = n
+			r.New++
 		case changed(o.lock, n.lock):
 			name := guard.EventRenewed
 			if n.lock.Owner != o.lock.Owner {
@@ -286,11 +332,13 @@ func (w *watcher) diff(old, next map[string]snap) {
 			}
 			w.emit(name, n.lock)
 			w.locks[p] = n
+			r.Modified++
 		default:
 			n.expired = o.expired
 			w.locks[p] = n
 		}
 	}
+	return r
 }
 
 // changed reports whether a lock file was rewritten (its fields, not its mtime alone).
@@ -304,18 +352,21 @@ func changed(a, b *lockcore.Lock) bool {
 }
 
 // expire reports the locks whose expiry the clock has passed (emit: false on the
-// initial scan, where a lock found expired is not news).
-func (w *watcher) expire(now time.Time, emit bool) {
+// initial scan, where a lock found expired is not news) and returns how many.
+func (w *watcher) expire(now time.Time, emit bool) int {
+	n := 0
 	for p, s := range w.locks {
 		if s.expired || s.lock.Active(now) {
 			continue
 		}
 		s.expired = true
 		w.locks[p] = s
+		n++
 		if emit {
 			w.emit(guard.EventExpired, s.lock)
 		}
 	}
+	return n
 }
 
 func (w *watcher) untilNextExpiry() time.Duration {

@@ -84,9 +84,11 @@ func (s *Server) secure(next http.Handler) http.Handler {
 		} else if c, err := r.Cookie(cookieName); err == nil && s.tokenOK(c.Value) {
 			authed = true
 		}
-		if !authed && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && s.tokenOK(r.URL.Query().Get("token")) {
-			// The first visit: trade the URL's token for a cookie and drop it from the
-			// address bar (and from any Referer).
+		page := r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/")
+		if !authed && page && (s.tokenOK(r.URL.Query().Get("token")) || s.codes.redeem(r.URL.Query().Get("code"), s.o.Env.Clock.Now())) {
+			// The first visit: trade the URL's token, or the one-time code --open gave
+			// the browser, for a cookie and drop it from the address bar (and from any
+			// Referer).
 			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 			return

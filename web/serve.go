@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/execpath"
 	"github.com/guardlocks/guard/internal/filelock"
 )
 
@@ -28,8 +29,10 @@ type ServeOptions struct {
 	Addr string
 	// Open starts the system's browser on the URL.
 	Open bool
-	// Watch runs the watcher until ctx ends, handing each event to emit.
-	Watch func(ctx context.Context, emit func(guard.Event)) error
+	// Watch runs the watcher until ctx ends, handing each event to emit and the result
+	// of each full scan to scanned; it also runs whatever else feeds the event stream
+	// (the history's follower).
+	Watch func(ctx context.Context, emit func(guard.Event), scanned func(guard.WatchScan)) error
 	// Ready, when set, receives the URL once the server listens (tests).
 	Ready func(url string)
 }
@@ -95,7 +98,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	go func() { errc <- srv.Serve(ln) }()
 	if o.Watch != nil {
 		go func() {
-			if err := o.Watch(ctx, s.Publish); err != nil {
+			if err := o.Watch(ctx, s.Publish, s.Scanned); err != nil {
 				fmt.Fprintf(env.Stderr, "guard serve: warning: the watcher stopped: %v (the page no longer updates by itself)\n", err)
 			}
 		}()
@@ -106,7 +109,13 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		o.Ready(url)
 	}
 	if o.Open {
-		if err := openBrowser(url); err != nil {
+		// The browser's command line is visible to every process: it gets a one-time
+		// code, never the token.
+		once, err := s.OneTimeURL(base)
+		if err == nil {
+			err = openBrowser(env, once)
+		}
+		if err != nil {
 			fmt.Fprintf(env.Stderr, "guard serve: warning: could not open a browser: %v\n", err)
 		}
 	}
@@ -124,7 +133,9 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	return nil
 }
 
-func openBrowser(url string) error {
+// openBrowser starts the system's browser on url: xdg-open (found in env's PATH),
+// open on macOS, the URL handler on Windows.
+func openBrowser(env *guard.Env, url string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
@@ -132,7 +143,15 @@ func openBrowser(url string) error {
 	case "windows":
 		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
 	default:
-		cmd = exec.Command("xdg-open", url)
+		p, err := execpath.Look("xdg-open", env.Dir, env.Env("PATH"))
+		if err != nil {
+			return err
+		}
+		cmd = exec.Command(p, url)
 	}
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }() // reap it
+	return nil
 }

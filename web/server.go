@@ -50,6 +50,18 @@ type Options struct {
 	History func(ctx context.Context, q Query) ([]guard.Event, error)
 	// Stats returns the history's statistics (any JSON value).
 	Stats func(ctx context.Context) (any, error)
+	// Tally returns what the history knows beyond statistics: how many events it
+	// holds, and the lock files whose last event was a release or a prune.
+	Tally func(ctx context.Context) (Tally, error)
+	// Rescan asks the serving watcher for a full rescan and returns its result (nil:
+	// no watcher; POST /api/scan then only reads the roots).
+	Rescan func(ctx context.Context) (guard.WatchScan, error)
+}
+
+// Tally is the history's part of GET /api/stats.
+type Tally struct {
+	Total int
+	Gone  []string
 }
 
 // Server is one guard serve.
@@ -61,12 +73,20 @@ type Server struct {
 
 	subMu sync.Mutex
 	subs  map[chan []byte]struct{}
+	// recent are the events published in the last dedupeWindow, by dedupeKey: the
+	// watcher and the history both report a claim made by guard lock.
+	recent map[string]time.Time
+
+	scanMu   sync.Mutex
+	lastScan *guard.WatchScan
+
+	codes oneTimeCodes
 }
 
 // New returns a server for o; SetPort must be called with the listening port before
 // it serves (the Host check compares it).
 func New(o Options) *Server {
-	return &Server{o: o, token: o.Token, subs: map[chan []byte]struct{}{}}
+	return &Server{o: o, token: o.Token, subs: map[chan []byte]struct{}{}, recent: map[string]time.Time{}}
 }
 
 // SetPort sets the port the Host header must name (when it names one).
@@ -98,8 +118,23 @@ func (s *Server) Handler() http.Handler {
 	return s.secure(mux)
 }
 
+// dedupeWindow is how long an event suppresses its twin: the same event about the same
+// lock with the same fence, seen by the watcher on disk and recorded by the command that
+// did it (a few milliseconds to a second apart).
+const dedupeWindow = 10 * time.Second
+
+func dedupeKey(ev guard.Event) string {
+	fence := ""
+	if ev.Fence != nil {
+		fence = fmt.Sprint(*ev.Fence)
+	}
+	return strings.Join([]string{ev.Event, ev.Path, fence}, "\x00")
+}
+
 // Publish sends ev to every /api/events subscriber (a slow one misses events rather
-// than stalling the watcher).
+// than stalling the watcher). The events come from the serving watcher and from the
+// history (guard's commands and the hooks, in this and other processes); the second of
+// two reports of one change is dropped.
 func (s *Server) Publish(ev guard.Event) {
 	b, err := json.Marshal(ev)
 	if err != nil {
@@ -107,6 +142,20 @@ func (s *Server) Publish(ev guard.Event) {
 	}
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
+	now := s.o.Env.Clock.Now()
+	for k, at := range s.recent {
+		if now.Sub(at) > dedupeWindow {
+			delete(s.recent, k)
+		}
+	}
+	if ev.Event != guard.EventRefused && ev.Event != guard.EventBypassed && ev.Event != guard.EventWaiting {
+		// Lock events have twins (disk and journal); gate events happen once each.
+		k := dedupeKey(ev)
+		if _, dup := s.recent[k]; dup {
+			return
+		}
+		s.recent[k] = now
+	}
 	for c := range s.subs {
 		select {
 		case c <- b:
@@ -327,27 +376,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (s *Server) getStats(w http.ResponseWriter, r *http.Request) {
-	now := s.o.Env.Clock.Now()
-	locks := s.scan()
-	active := 0
-	for _, l := range locks {
-		if l.Active(now) {
-			active++
-		}
-	}
-	var hist any
-	if s.o.Stats != nil {
-		st, err := s.o.Stats(r.Context())
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error())
-			return
-		}
-		hist = st
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"active": active, "expired": len(locks) - active, "roots": len(s.o.Roots), "history": hist})
-}
-
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
@@ -381,18 +409,6 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 	}
-}
-
-func (s *Server) postScan(w http.ResponseWriter, r *http.Request) {
-	now := s.o.Env.Clock.Now()
-	locks := s.scan()
-	active := 0
-	for _, l := range locks {
-		if l.Active(now) {
-			active++
-		}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"locks_found": len(locks), "active": active})
 }
 
 // decode reads a small JSON object body strictly: unknown fields and wrong types are

@@ -43,12 +43,46 @@ and removed there) and agents cannot use it. Loopback only; one per state direct
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
+			scans := make(chan chan<- guard.WatchScan)
+			var db *history.DB
+			if dbPath, spool, err := history.Paths(env); err == nil {
+				if db, err = history.Open(ctx, dbPath, spool); err != nil {
+					fmt.Fprintf(env.Stderr, "guard serve: warning: no history (%v); the page shows the watcher's events only\n", err)
+					db = nil
+				} else {
+					defer db.Close()
+				}
+			}
 			so := web.ServeOptions{
-				Options: web.Options{Env: env, Roots: roots, SkipDirs: rc.SkipDirs, RootsInput: o.roots},
-				Addr:    o.addr, Open: o.open,
-				Watch: func(ctx context.Context, emit func(guard.Event)) error {
+				Options: web.Options{Env: env, Roots: roots, SkipDirs: rc.SkipDirs, RootsInput: o.roots,
+					Rescan: func(ctx context.Context) (guard.WatchScan, error) {
+						reply := make(chan guard.WatchScan, 1)
+						select {
+						case scans <- reply:
+						case <-ctx.Done():
+							return guard.WatchScan{}, fmt.Errorf("the watcher did not take the request: %w", ctx.Err())
+						}
+						select {
+						case r := <-reply:
+							return r, nil
+						case <-ctx.Done():
+							return guard.WatchScan{}, fmt.Errorf("the watcher's scan did not finish: %w", ctx.Err())
+						}
+					}},
+				Addr: o.addr, Open: o.open,
+				Watch: func(ctx context.Context, emit func(guard.Event), scanned func(guard.WatchScan)) error {
+					if db != nil {
+						// What guard's commands and the hooks record (in any process)
+						// joins the stream; the watcher's own events are already in it.
+						go func() {
+							err := db.Follow(ctx, emit, func(ev guard.Event) bool { return ev.Actor == "watch" })
+							if err != nil {
+								fmt.Fprintf(env.Stderr, "guard serve: warning: the history's events no longer reach the page: %v\n", err)
+							}
+						}()
+					}
 					return watch.Run(ctx, watch.Options{
-						Env: env, Roots: roots, SkipDirs: rc.SkipDirs,
+						Env: env, Roots: roots, SkipDirs: rc.SkipDirs, Scans: scans, Scanned: scanned,
 						Emit: func(ev guard.Event) {
 							emit(ev)
 							// guard's own commands (the page's too) record their claims and
@@ -61,23 +95,22 @@ and removed there) and agents cannot use it. Loopback only; one per state direct
 					})
 				},
 			}
-			if dbPath, spool, err := history.Paths(env); err == nil {
-				if db, err := history.Open(ctx, dbPath, spool); err == nil {
-					defer db.Close()
-					so.History = func(ctx context.Context, q web.Query) ([]guard.Event, error) {
-						if _, err := db.Import(ctx); err != nil {
-							return nil, err
-						}
-						return db.Events(ctx, history.Query{Path: q.Path, Owner: q.Owner, Event: q.Event, Since: q.Since, Limit: q.Limit})
+			if db != nil {
+				so.History = func(ctx context.Context, q web.Query) ([]guard.Event, error) {
+					if _, err := db.Import(ctx); err != nil {
+						return nil, err
 					}
-					so.Stats = func(ctx context.Context) (any, error) {
-						if _, err := db.Import(ctx); err != nil {
-							return nil, err
-						}
-						return db.Stats(ctx)
+					return db.Events(ctx, history.Query{Path: q.Path, Owner: q.Owner, Event: q.Event, Since: q.Since, Limit: q.Limit})
+				}
+				so.Stats = func(ctx context.Context) (any, error) {
+					if _, err := db.Import(ctx); err != nil {
+						return nil, err
 					}
-				} else {
-					fmt.Fprintf(env.Stderr, "guard serve: warning: no history (%v); the page shows live events only\n", err)
+					return db.Stats(ctx)
+				}
+				so.Tally = func(ctx context.Context) (web.Tally, error) {
+					total, gone, err := db.Tally(ctx)
+					return web.Tally{Total: total, Gone: gone}, err
 				}
 			}
 			return runF(ctx, so)

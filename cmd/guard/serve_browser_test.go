@@ -25,33 +25,8 @@ const chromium = "/usr/bin/chromium"
 // the URL it printed (with its token).
 func startServe(t *testing.T, root string) string {
 	t.Helper()
-	cmd := exec.Command(guardBin, "serve", "--addr", "127.0.0.1:0", root)
-	cmd.Dir = root
-	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GUARD_OWNER=alice", "GUARD_HOST=hosta"}
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`)
-		for sc.Scan() {
-			if u := re.FindString(sc.Text()); u != "" {
-				urls <- u
-			}
-		}
-	}()
-	select {
-	case u := <-urls:
-		return u
-	case <-time.After(20 * time.Second):
-		t.Fatal("guard serve printed no URL within 20 s")
-	}
-	return ""
+	base, token := serveWith(t, root, []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GUARD_OWNER=alice", "GUARD_HOST=hosta"})
+	return base + "/?token=" + token
 }
 
 func writeLockFile(t *testing.T, dir, owner string) string {

@@ -232,7 +232,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("detail-close").addEventListener("click", () => { $("detail-section").hidden = true; });
   $("action-cancel").addEventListener("click", () => { $("action-section").hidden = true; state.pending = null; });
   $("action-commit").addEventListener("click", commit);
-  $("scan").addEventListener("click", async () => { try { const r = await api("POST", "/api/scan", {}); say("scanned: " + r.locks_found + " lock files"); } catch (e) { say(e.message, true); } refresh(); });
+  $("scan").addEventListener("click", async () => { try { const r = await api("POST", "/api/scan", {}); say("scanned: " + r.locks_found + " lock files" + (r.watcher ? " (new " + r.new + ", changed " + r.modified + ", expired " + r.expired + ", gone " + r.deleted + ")" : "")); } catch (e) { say(e.message, true); } refresh(); });
   $("prune-preview").addEventListener("click", () => preview("Prune expired locks", "/api/prune", { dry_run: true }, { dry_run: false },
     (r) => list("Would remove", r.would_remove)));
   $("lockdown-preview").addEventListener("click", () => preview("Lock down every root", "/api/lockdown", { commit: false }, { commit: true },
