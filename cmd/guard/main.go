@@ -16,6 +16,7 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/history"
+	"github.com/guardlocks/guard/internal/child"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -27,6 +28,10 @@ var (
 )
 
 func main() {
+	// guard run's supervisor (Linux) is guard's own binary again; it is no command.
+	if len(os.Args) > 1 && os.Args[1] == child.SupervisorArg {
+		os.Exit(child.Supervise())
+	}
 	os.Exit(run(os.Args[1:]))
 }
 

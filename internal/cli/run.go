@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/child"
 	"github.com/guardlocks/guard/internal/execpath"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -113,7 +113,7 @@ const (
 func superviseChild(o RunOptions, prog string, h *lockcore.FileHandle, grace time.Duration) (int, error) {
 	env := o.Env
 	cmd := childCommand(o, prog, h)
-	exited, err := startChild(o, cmd)
+	g, err := startChild(o, cmd, grace)
 	if err != nil {
 		return 0, guard.Exitf(ExitCannotExec, "run: starting %s: %w", o.Args[0], err)
 	}
@@ -126,11 +126,10 @@ func superviseChild(o RunOptions, prog string, h *lockcore.FileHandle, grace tim
 	lost := h.Lost()
 	for {
 		select {
-		case w := <-exited:
-			stopGroup(cmd, syscall.SIGKILL) // what COMMAND left behind in its group
-			return w.code, w.err
+		case <-g.Done():
+			return childResult(o, g)
 		case s := <-o.Signals:
-			signalGroup(cmd, s)
+			g.Signal(s)
 		case <-renew:
 			if err := h.Renew(context.Background()); err != nil && h.Err() == nil {
 				fmt.Fprintf(env.Stderr, "guard run: warning: renewing %s: %v (trying again)\n", h.Path(), err)
@@ -138,16 +137,15 @@ func superviseChild(o RunOptions, prog string, h *lockcore.FileHandle, grace tim
 		case <-lost:
 			why := h.Err()
 			fmt.Fprintf(env.Stderr, "guard run: lock lost: %v; stopping %s (SIGTERM, SIGKILL after %s)\n", why, o.Args[0], grace)
-			signalGroup(cmd, syscall.SIGTERM)
+			g.Signal(syscall.SIGTERM)
 			killed := false
 			select {
-			case <-exited:
+			case <-g.Done():
 			case <-time.After(grace):
 				killed = true
-				signalGroup(cmd, syscall.SIGKILL)
-				<-exited
+				g.Kill()
+				<-g.Done()
 			}
-			stopGroup(cmd, syscall.SIGKILL)
 			how := "it exited after SIGTERM"
 			if killed {
 				how = fmt.Sprintf("it was killed (SIGKILL) after %s", grace)
@@ -160,7 +158,7 @@ func superviseChild(o RunOptions, prog string, h *lockcore.FileHandle, grace tim
 }
 
 // childCommand is COMMAND as guard starts it: guard's streams and working
-// directory, the environment with the lock's fence, its own process group.
+// directory, the environment with the lock's fence.
 func childCommand(o RunOptions, prog string, h *lockcore.FileHandle) *exec.Cmd {
 	env := o.Env
 	cmd := exec.Command(prog, o.Args[1:]...)
@@ -169,51 +167,30 @@ func childCommand(o RunOptions, prog string, h *lockcore.FileHandle) *exec.Cmd {
 	cmd.Env = append(withoutVars(o.Environ, "GUARD_LOCK_HELD", "LOCK_FENCE", "LOCK_FENCE_FILE"),
 		"GUARD_LOCK_HELD=1", "LOCK_FENCE="+strconv.FormatInt(h.Fence(), 10), "LOCK_FENCE_FILE="+h.Path())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
-	cmd.SysProcAttr = childAttrs(ttyFd(env))
 	return cmd
 }
 
-type childExit struct {
-	code int
-	err  error
-}
-
-// startChild is the one place COMMAND starts (o.Wrap may rewrite it first). The
-// start and the wait run on one locked OS thread: Linux's parent-death signal fires
-// when the thread that started the child ends, so that thread lives as long as the
-// child does.
-func startChild(o RunOptions, cmd *exec.Cmd) (<-chan childExit, error) {
+// startChild is the one place COMMAND starts (o.Wrap may rewrite it first): in a
+// process group of its own that does not outlive guard (child.StartGroup: on Linux
+// under a supervisor that also stops what COMMAND started and abandoned, even when
+// guard is killed), the terminal's foreground group while it runs when stdin is a
+// terminal.
+func startChild(o RunOptions, cmd *exec.Cmd, grace time.Duration) (*child.Group, error) {
 	if o.Wrap != nil {
 		if err := o.Wrap(cmd); err != nil {
 			return nil, err
 		}
 	}
-	started := make(chan error, 1)
-	exited := make(chan childExit, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		err := cmd.Wait()
-		restoreForeground(ttyFd(o.Env), cmd)
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			exited <- childExit{}
-		case errors.As(err, &ee):
-			exited <- childExit{code: execpath.ExitStatus(ee.ProcessState)}
-		default:
-			exited <- childExit{err: guard.Exitf(guard.ExitUsage, "run: %s: %w", o.Args[0], err)}
-		}
-	}()
-	if err := <-started; err != nil {
-		return nil, err
+	return child.StartGroup(cmd, child.GroupOptions{TTY: ttyFd(o.Env), Grace: grace})
+}
+
+// childResult is COMMAND's exit status once it has exited.
+func childResult(o RunOptions, g *child.Group) (int, error) {
+	code, err := g.Wait()
+	if err != nil {
+		return 0, guard.Exitf(guard.ExitUsage, "run: %s: %w", o.Args[0], err)
 	}
-	return exited, nil
+	return code, nil
 }
 
 // renewEvery is half the lock's lifetime (0: it has none to renew). created is
