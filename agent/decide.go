@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,12 +15,15 @@ import (
 // Decision is the hook's answer.
 type Decision string
 
-// The answers. None lets the call through to the agent's own permission system:
-// guard never says allow.
+// The answers. None lets the call through to the agent's own permission system.
+// Allow is only ever said together with a rewrite (Verdict.UpdatedInput) that runs a
+// command under guard sandbox, and only where the agent's own rules would have run
+// the original without a prompt (sandbox.go).
 const (
-	None Decision = ""
-	Deny Decision = "deny"
-	Ask  Decision = "ask"
+	None  Decision = ""
+	Deny  Decision = "deny"
+	Ask   Decision = "ask"
+	Allow Decision = "allow"
 )
 
 // Verdict is the decision about one tool call, with the reason the agent is shown.
@@ -30,6 +34,13 @@ type Verdict struct {
 	Warnings []string
 	// Claimed lists the lease locks this call created or renewed.
 	Claimed []string
+	// UpdatedInput replaces the tool's input (Claude Code's updatedInput): the Bash
+	// command rewritten to run under guard sandbox. nil: the call runs as it came.
+	UpdatedInput json.RawMessage
+	// AgentRules is set when the decision is the agent's own rules passed on with a
+	// rewrite (sandbox.go), not guard's: only guard's own refusals are recorded in
+	// the history.
+	AgentRules bool
 }
 
 // DecideOptions are what the decision needs besides the call.

@@ -20,11 +20,18 @@ type HookOptions struct {
 	Claim bool
 	// Classify tells publication commands (wired in from the publish package).
 	Classify ClassifyFunc
+	// Sandbox is --sandbox: every Bash command let through runs under guard sandbox
+	// (also [agent] sandbox in .guard.toml; see sandbox.go).
+	Sandbox bool
+	// ClaudeManaged is Claude Code's managed settings file on this system (its
+	// permission rules bind above the user's and the project's); "" for none.
+	ClaudeManaged string
 }
 
-// RunHook answers one tool call. Every answer is exit 0: a decision (deny, ask) is a
-// JSON document on stdout in the agent's format; no decision is an empty stdout for
-// Claude Code and `{}` for Gemini CLI (which parses stdout as JSON). Malformed input
+// RunHook answers one tool call. Every answer is exit 0: a decision (deny, ask; allow
+// only with a sandbox rewrite, see sandbox.go) is a JSON document on stdout in the
+// agent's format; no decision is an empty stdout for Claude Code and `{}` for Gemini
+// CLI (which parses stdout as JSON). Malformed input
 // and internal errors are denials (fail closed). Only an unknown agent name is a
 // usage error (exit 2, which both agents also treat as a block).
 func RunHook(opts HookOptions) error {
@@ -43,7 +50,7 @@ func RunHook(opts HookOptions) error {
 	for _, c := range v.Claimed {
 		fmt.Fprintf(env.Stderr, "guard: claimed %s\n", c)
 	}
-	if v.Decision != None {
+	if (v.Decision == Deny || v.Decision == Ask) && !v.AgentRules {
 		guard.RecordGate(env, guard.EventRefused, "agent-hook", env.Env("GUARD_OWNER"), env.Dir, string(v.Decision)+" ("+opts.Agent+"): "+v.Reason)
 	}
 	return WriteAnswer(env.Stdout, opts.Agent, v)
@@ -69,6 +76,9 @@ func hookVerdict(opts HookOptions) (v *Verdict) {
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: %v (fail closed).", err)}
 	}
+	if call.Kind == KindShell && (opts.Sandbox || subject.Config.Agent.Sandbox) {
+		return sandboxVerdict(env, call, subject, decided, sandboxOptions{ClaudeManaged: opts.ClaudeManaged})
+	}
 	return decided
 }
 
@@ -81,6 +91,8 @@ type claudeDecision struct {
 	HookEventName            string `json:"hookEventName"`
 	PermissionDecision       string `json:"permissionDecision"`
 	PermissionDecisionReason string `json:"permissionDecisionReason"`
+	// UpdatedInput replaces the tool's input (the sandboxed Bash command).
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
 }
 
 // geminiAnswer is Gemini CLI's BeforeTool hook output.
@@ -104,7 +116,7 @@ func WriteAnswer(w io.Writer, agent string, v *Verdict) error {
 		if v.Decision == None {
 			return nil
 		}
-		doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(v.Decision), PermissionDecisionReason: v.Reason}}
+		doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(v.Decision), PermissionDecisionReason: v.Reason, UpdatedInput: v.UpdatedInput}}
 	case Codex:
 		// Claude Code's format; Codex's PreToolUse honours deny only, so an ask is
 		// refused with the reason saying how to go ahead.

@@ -58,6 +58,13 @@ type Call struct {
 	Pattern string
 	// Command is a shell call's command line.
 	Command string
+	// PermissionMode is Claude Code's permission mode when it sent the call
+	// (permission_mode: default, acceptEdits, plan, dontAsk, bypassPermissions, auto;
+	// "" when absent).
+	PermissionMode string
+	// Input is tool_input as it came (Claude Code), its JSON text untouched: a
+	// rewrite (updatedInput) changes one field and hands every other back as it was.
+	Input json.RawMessage
 }
 
 // MalformedError is hook input guard cannot read: the hook denies the call (fail
@@ -97,23 +104,25 @@ func ReadCall(agent string, r io.Reader, dir string) (*Call, error) {
 
 // envelope is the part of the hook input both Claude Code and Gemini CLI send.
 type envelope struct {
-	SessionID, Cwd, Event, ToolName *string
+	SessionID, Cwd, Event, ToolName, PermissionMode *string
 }
 
-func decodeEnvelope(data []byte, dir string, event string) (*envelope, map[string]json.RawMessage, string, error) {
+// decodeEnvelope reads the envelope, tool_input (decoded one level, and as its JSON
+// text) and the absolute working directory.
+func decodeEnvelope(data []byte, dir string, event string) (*envelope, map[string]json.RawMessage, json.RawMessage, string, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, nil, "", malformed("no JSON on stdin")
+		return nil, nil, nil, "", malformed("no JSON on stdin")
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &raw); err != nil {
-		return nil, nil, "", malformed("stdin is not a JSON object: %v", err)
+		return nil, nil, nil, "", malformed("stdin is not a JSON object: %v", err)
 	}
 	var env envelope
 	fields := []struct {
 		key string
 		dst **string
-	}{{"hook_event_name", &env.Event}, {"tool_name", &env.ToolName}, {"session_id", &env.SessionID}, {"cwd", &env.Cwd}}
+	}{{"hook_event_name", &env.Event}, {"tool_name", &env.ToolName}, {"session_id", &env.SessionID}, {"cwd", &env.Cwd}, {"permission_mode", &env.PermissionMode}}
 	for _, f := range fields {
 		key, dst := f.key, f.dst
 		v, ok := raw[key]
@@ -122,20 +131,21 @@ func decodeEnvelope(data []byte, dir string, event string) (*envelope, map[strin
 		}
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
-			return nil, nil, "", malformed("%s is not a string", key)
+			return nil, nil, nil, "", malformed("%s is not a string", key)
 		}
 		*dst = &s
 	}
 	if env.Event != nil && *env.Event != event {
-		return nil, nil, "", malformed("hook_event_name is %q; this hook answers %s events only", *env.Event, event)
+		return nil, nil, nil, "", malformed("hook_event_name is %q; this hook answers %s events only", *env.Event, event)
 	}
 	if env.ToolName == nil || strings.TrimSpace(*env.ToolName) == "" {
-		return nil, nil, "", malformed("tool_name is missing")
+		return nil, nil, nil, "", malformed("tool_name is missing")
 	}
 	input := map[string]json.RawMessage{}
-	if v, ok := raw["tool_input"]; ok && string(v) != "null" {
-		if err := json.Unmarshal(v, &input); err != nil {
-			return nil, nil, "", malformed("tool_input is not a JSON object")
+	rawInput := raw["tool_input"]
+	if rawInput != nil && string(rawInput) != "null" {
+		if err := json.Unmarshal(rawInput, &input); err != nil {
+			return nil, nil, nil, "", malformed("tool_input is not a JSON object")
 		}
 	}
 	cwd := dir
@@ -143,9 +153,9 @@ func decodeEnvelope(data []byte, dir string, event string) (*envelope, map[strin
 		cwd = *env.Cwd
 	}
 	if !filepath.IsAbs(cwd) {
-		return nil, nil, "", malformed("cwd %q is not an absolute path", cwd)
+		return nil, nil, nil, "", malformed("cwd %q is not an absolute path", cwd)
 	}
-	return &env, input, filepath.Clean(cwd), nil
+	return &env, input, rawInput, filepath.Clean(cwd), nil
 }
 
 // stringField reads a string field of tool_input: missing is "" (ok false), any other
@@ -207,18 +217,22 @@ func baseCall(agent string, env *envelope, cwd string) *Call {
 
 // parseClaude reads Claude Code's PreToolUse input.
 func parseClaude(data []byte, dir string) (*Call, error) {
-	env, input, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
+	env, input, rawInput, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
 	if err != nil {
 		return nil, err
 	}
 	c := baseCall(Claude, env, cwd)
+	if env.PermissionMode != nil {
+		c.PermissionMode = *env.PermissionMode
+	}
+	c.Input = rawInput
 	return c, claudeTool(c, input, cwd)
 }
 
 // parseCodex reads Codex's PreToolUse input: Claude Code's wire format, with
 // apply_patch (the patch text in tool_input.command) as its file-editing tool.
 func parseCodex(data []byte, dir string) (*Call, error) {
-	env, input, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
+	env, input, _, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +350,7 @@ var geminiActions = map[string]string{
 
 // parseGemini reads Gemini CLI's BeforeTool input.
 func parseGemini(data []byte, dir string) (*Call, error) {
-	env, input, cwd, err := decodeEnvelope(data, dir, "BeforeTool")
+	env, input, _, cwd, err := decodeEnvelope(data, dir, "BeforeTool")
 	if err != nil {
 		return nil, err
 	}

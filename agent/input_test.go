@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,6 +27,8 @@ func TestReadCallNormalisesEveryToolKind(t *testing.T) {
 			Call{Agent: Claude, Cwd: "/w", Tool: "mcp__gh__x", Action: "mcp__gh__x", Kind: KindMCP}},
 		{"a missing cwd is the current directory", Claude, `{"tool_name":"Bash","tool_input":{"command":"ls"}}`,
 			Call{Agent: Claude, Cwd: "/here", Tool: "Bash", Action: "Bash", Kind: KindShell, Command: "ls"}},
+		{"a Claude permission mode", Claude, `{"cwd":"/w","tool_name":"Bash","permission_mode":"acceptEdits","tool_input":{"command":"ls", "timeout": 5}}`,
+			Call{Agent: Claude, Cwd: "/w", Tool: "Bash", Action: "Bash", Kind: KindShell, Command: "ls", PermissionMode: "acceptEdits"}},
 		{"a Gemini shell command runs in its directory", Gemini, `{"cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","directory":"sub"}}`,
 			Call{Agent: Gemini, Cwd: "/w/sub", Tool: "run_shell_command", Action: "Bash", Kind: KindShell, Command: "ls"}},
 		{"a Gemini read_many_files keeps plain paths", Gemini, `{"cwd":"/w","tool_name":"read_many_files","tool_input":{"paths":["a.md","src/*.go"]}}`,
@@ -41,6 +44,15 @@ func TestReadCallNormalisesEveryToolKind(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := ReadCall(tc.agent, strings.NewReader(tc.input), "/here")
 			require.NoError(t, err)
+			if tc.agent == Claude {
+				// tool_input's own text, for a rewrite to change one field of.
+				var doc struct {
+					ToolInput json.RawMessage `json:"tool_input"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(tc.input), &doc))
+				assert.Equal(t, string(doc.ToolInput), string(c.Input))
+			}
+			c.Input = nil
 			assert.Equal(t, tc.want, *c)
 		})
 	}

@@ -25,6 +25,9 @@ type InstallOptions struct {
 	// project's, at the repository root (or the current directory outside one).
 	User bool
 	JSON bool
+	// Sandbox installs the hook with --sandbox (Claude Code only): every Bash
+	// command it lets through runs under guard sandbox.
+	Sandbox bool
 }
 
 // InstallResult is what agent-install and agent-uninstall report (--json).
@@ -84,12 +87,18 @@ func shellQuote(s string) string {
 
 // isGuardHook recognises guard's own entry by the shape agent-install writes: one
 // program word (bare, or quoted as HookCommand quotes it) followed by exactly
-// `agent-hook <agent>`. The program's name does not matter (guard may be installed as
-// guard-1.4, gd, or a go run binary), so a moved or renamed binary is updated in place
-// rather than added twice, and agent-uninstall finds it. A command line of more words
-// (a user's wrapper, `sh -c ...`) is not guard's.
+// `agent-hook <agent>`, or by `agent-hook <agent> --sandbox` (agent-install
+// --sandbox). The program's name does not matter (guard may be installed as guard-1.4,
+// gd, or a go run binary), so a moved or renamed binary, or a --sandbox added or
+// dropped, is updated in place rather than added twice, and agent-uninstall finds it.
+// A command line of more words (a user's wrapper, `sh -c ...`, a flag guard does not
+// write) is not guard's.
 func isGuardHook(cmd, agent string) bool {
-	prog, ok := strings.CutSuffix(strings.TrimSpace(cmd), " agent-hook "+agent)
+	line := strings.TrimSpace(cmd)
+	if rest, ok := strings.CutSuffix(line, " --sandbox"); ok {
+		line = strings.TrimSpace(rest)
+	}
+	prog, ok := strings.CutSuffix(line, " agent-hook "+agent)
 	if !ok {
 		return false
 	}
@@ -176,11 +185,18 @@ func runSettings(opts InstallOptions, add bool) error {
 	if env.Executable == "" && add {
 		return guard.Exitf(guard.ExitUsage, "cannot tell where the guard binary is")
 	}
+	if opts.Sandbox && opts.Agent != Claude {
+		return guard.Exitf(guard.ExitUsage, "agent-install %s --sandbox: %s's hooks cannot rewrite a command to run it under guard sandbox (Claude Code's can); "+
+			"start the whole session sandboxed instead: guard sandbox -- %s", opts.Agent, opts.Agent, opts.Agent)
+	}
 	// A settings file that is a symbolic link (dotfiles) is edited where it points.
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
 	res := InstallResult{Agent: opts.Agent, Settings: path, Command: HookCommand(env.Executable, opts.Agent)}
+	if opts.Sandbox {
+		res.Command += " --sandbox"
+	}
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

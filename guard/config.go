@@ -68,6 +68,10 @@ type AgentConfig struct {
 	// running code guard cannot read (interpreter code, builds, tests, scripts);
 	// by default they are allowed with a warning.
 	Strict bool `toml:"strict"`
+	// Sandbox makes the agent hook run every Bash command it lets through under
+	// guard sandbox (Claude Code: by rewriting it; agents whose hooks cannot rewrite
+	// a command refuse it unless the whole session already runs sandboxed).
+	Sandbox bool `toml:"sandbox"`
 }
 
 // GitHubAPIURL returns the configured API base URL, [github] first.

@@ -40,5 +40,8 @@ place. Before a change the previous file is kept beside it with .guard-backup ap
 	cmd.Flags().BoolVar(&project, "project", false, "edit the project's settings (default)")
 	cmd.Flags().BoolVar(&o.User, "user", false, "edit the user's settings")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
+	if name == "agent-install" {
+		cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, "Claude Code: the hook runs every Bash command it lets through under guard sandbox (agent-hook --sandbox)")
+	}
 	return cmd
 }

@@ -1,0 +1,415 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// Claude Code's own permission rules, as far as the sandbox rewrite needs them. Once a
+// hook rewrites a Bash command, Claude judges the rewritten command, which none of the
+// user's rules name: so guard asks Claude's rules about the original first, and answers
+// allow (no prompt) only where they would have run it without one, ask otherwise, and
+// deny where they deny it. Every doubt falls on the side of a prompt: the rules are
+// matched strictly for allow (no wrapper stripped, nothing expanded, every part of a
+// compound command named) and loosely for deny and ask.
+
+// ClaudeRuleSource is one settings file whose permissions apply.
+type ClaudeRuleSource struct {
+	// Path is the settings file.
+	Path string
+	// Scope is managed, local, project or user.
+	Scope string
+}
+
+// ClaudeSettingsFiles returns the settings files Claude Code reads permissions from,
+// highest precedence first: the managed policy file (managed, "" for none), the
+// project's .claude/settings.local.json and .claude/settings.json, and the user's
+// settings.json ($CLAUDE_CONFIG_DIR, else ~/.claude). The project is
+// $CLAUDE_PROJECT_DIR (Claude Code sets it for its hooks), else the repository that
+// holds cwd, else cwd.
+func ClaudeSettingsFiles(env *guard.Env, cwd, managed string) []ClaudeRuleSource {
+	var out []ClaudeRuleSource
+	if managed != "" {
+		out = append(out, ClaudeRuleSource{Path: managed, Scope: "managed"})
+	}
+	project := env.Env("CLAUDE_PROJECT_DIR")
+	if project == "" || !filepath.IsAbs(project) {
+		project = projectRoot(cwd)
+	}
+	out = append(out,
+		ClaudeRuleSource{Path: filepath.Join(project, ".claude", "settings.local.json"), Scope: "local"},
+		ClaudeRuleSource{Path: filepath.Join(project, ".claude", "settings.json"), Scope: "project"})
+	if user, err := SettingsPath(env, Claude, true); err == nil {
+		out = append(out, ClaudeRuleSource{Path: user, Scope: "user"})
+	}
+	return out
+}
+
+// claudeRule is one permission rule and the file it came from.
+type claudeRule struct {
+	text, file string
+}
+
+// ClaudeRules are the permission rules of every settings file, merged as Claude Code
+// merges them (a rule in any file counts), and the default mode of the file with the
+// highest precedence that sets one.
+type ClaudeRules struct {
+	allow, ask, deny []claudeRule
+	// DefaultMode is permissions.defaultMode; ModeFile the file that set it.
+	DefaultMode, ModeFile string
+}
+
+// LoadClaudeRules reads the permissions of the settings files (absent files are
+// skipped). A file that cannot be read or is not valid is an error naming it: guard
+// cannot tell what it allows or denies.
+func LoadClaudeRules(files []ClaudeRuleSource) (*ClaudeRules, error) {
+	r := &ClaudeRules{}
+	for _, f := range files {
+		data, err := os.ReadFile(f.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("Claude Code settings %s: %w", f.Path, err)
+		}
+		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+		if len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		var doc struct {
+			Permissions *struct {
+				Allow       []string `json:"allow"`
+				Ask         []string `json:"ask"`
+				Deny        []string `json:"deny"`
+				DefaultMode string   `json:"defaultMode"`
+			} `json:"permissions"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("Claude Code settings %s: not settings guard can read: %w", f.Path, err)
+		}
+		p := doc.Permissions
+		if p == nil {
+			continue
+		}
+		for _, list := range []struct {
+			dst  *[]claudeRule
+			from []string
+		}{{&r.allow, p.Allow}, {&r.ask, p.Ask}, {&r.deny, p.Deny}} {
+			for _, text := range list.from {
+				*list.dst = append(*list.dst, claudeRule{text: text, file: f.Path})
+			}
+		}
+		if p.DefaultMode != "" && r.DefaultMode == "" {
+			r.DefaultMode, r.ModeFile = p.DefaultMode, f.Path
+		}
+	}
+	return r, nil
+}
+
+// ClaudeAnswer is what Claude Code's own rules would do with a Bash command.
+type ClaudeAnswer struct {
+	// Decision is Allow (it runs without a prompt), Ask (Claude would prompt) or Deny.
+	Decision Decision
+	// Why says which rule or mode decided, for the reason the agent is shown.
+	Why string
+}
+
+// JudgeBash answers how Claude Code's permission rules and mode would treat command
+// run in cwd (mode is the call's permission_mode, "" for the settings' default). Deny rules are
+// tried first, then ask, then allow, as Claude Code evaluates them; what no rule
+// allows is asked about, except in bypassPermissions mode (it runs) and dontAsk mode
+// (it is refused).
+func (r *ClaudeRules) JudgeBash(command, cwd, mode string) ClaudeAnswer {
+	if mode == "" {
+		mode = r.DefaultMode
+	}
+	loose := looseForms(command, cwd)
+	for _, list := range []struct {
+		rules []claudeRule
+		d     Decision
+	}{{r.deny, Deny}, {r.ask, Ask}} {
+		for _, rule := range list.rules {
+			content, ok := bashRuleContent(rule.text)
+			if !ok {
+				continue
+			}
+			for _, form := range loose {
+				if bashRuleMatches(content, form, true) {
+					return ClaudeAnswer{Decision: list.d, Why: fmt.Sprintf("Claude Code's %s rule %q in %s matches %s", list.d, rule.text, rule.file, quoteCmd(form))}
+				}
+			}
+		}
+	}
+	switch mode {
+	case "bypassPermissions":
+		return ClaudeAnswer{Decision: Allow, Why: "Claude Code runs in bypassPermissions mode"}
+	case "plan":
+		return ClaudeAnswer{Decision: Ask, Why: "Claude Code is in plan mode"}
+	}
+	if why, ok := r.allowed(command); ok {
+		return ClaudeAnswer{Decision: Allow, Why: why}
+	}
+	if mode == "dontAsk" {
+		return ClaudeAnswer{Decision: Deny, Why: "Claude Code is in dontAsk mode and no allow rule in its settings names this command, so Claude Code would refuse it"}
+	}
+	return ClaudeAnswer{Decision: Ask, Why: "no allow rule in Claude Code's settings names every part of this command"}
+}
+
+// allowed reports whether allow rules name the command: the whole of it exactly, or
+// each of its parts (a simple command with no expansion and no redirection other than
+// to /dev/null or between descriptors), each by a rule of its own.
+func (r *ClaudeRules) allowed(command string) (string, bool) {
+	for _, rule := range r.allow {
+		if content, ok := bashRuleContent(rule.text); ok && (content == "" || content == "*") {
+			return fmt.Sprintf("Claude Code's allow rule %q in %s allows every command", rule.text, rule.file), true
+		}
+	}
+	trimmed := strings.TrimSpace(command)
+	for _, rule := range r.allow {
+		if content, ok := bashRuleContent(rule.text); ok && content == trimmed && !strings.Contains(content, "*") {
+			return fmt.Sprintf("Claude Code's allow rule %q in %s", rule.text, rule.file), true
+		}
+	}
+	parts, ok := strictParts(command)
+	if !ok || len(parts) == 0 {
+		return "", false
+	}
+	var used []string
+	for _, part := range parts {
+		found := ""
+		for _, rule := range r.allow {
+			if content, ok := bashRuleContent(rule.text); ok && bashRuleMatches(content, part, false) {
+				found = fmt.Sprintf("%q in %s", rule.text, rule.file)
+				break
+			}
+		}
+		if found == "" {
+			return "", false
+		}
+		used = appendNew(used, found)
+	}
+	return "Claude Code's allow rule " + strings.Join(used, ", "), true
+}
+
+// bashRuleContent returns what a Bash rule says inside its parentheses ("" for a bare
+// Bash, which matches every command); ok is false for a rule of another tool.
+func bashRuleContent(rule string) (string, bool) {
+	rule = strings.TrimSpace(rule)
+	if rule == "Bash" {
+		return "", true
+	}
+	inner, ok := strings.CutPrefix(rule, "Bash(")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return "", false
+	}
+	return inner[:len(inner)-1], true
+}
+
+// bashRuleMatches matches a Bash rule's content against one command as Claude Code's
+// documentation describes: "" and "*" match everything; a legacy "prefix:*" matches
+// the prefix and the prefix followed by a space and more; a "*" anywhere matches any
+// run of characters (a rule ending in " *" with no other wildcard also matches the
+// command without arguments, so "ls *" matches "ls" but not "lsof"); "\*" is a literal
+// star; anything else must equal the command. loose widens the match where a wider
+// match can only add a prompt or a refusal (deny and ask rules): a legacy prefix
+// matches without a word boundary and "*" crosses line breaks.
+func bashRuleMatches(content, command string, loose bool) bool {
+	if content == "" || content == "*" {
+		return true
+	}
+	if prefix, ok := strings.CutSuffix(content, ":*"); ok {
+		if loose {
+			return strings.HasPrefix(command, prefix)
+		}
+		return command == prefix || strings.HasPrefix(command, prefix+" ")
+	}
+	if !hasWildcard(content) {
+		if loose {
+			return strings.TrimSpace(command) == strings.TrimSpace(unescapeStars(content))
+		}
+		return command == unescapeStars(content)
+	}
+	if !utf8.ValidString(content) {
+		// Settings are JSON text, whose strings never hold invalid UTF-8.
+		return false
+	}
+	return wildcardRE(content, loose).MatchString(command)
+}
+
+// hasWildcard reports whether content holds a "*" that is not escaped.
+func hasWildcard(content string) bool {
+	for i := 0; i < len(content); i++ {
+		switch content[i] {
+		case '\\':
+			i++
+		case '*':
+			return true
+		}
+	}
+	return false
+}
+
+func unescapeStars(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, `\*`, "*"), `\\`, `\`)
+}
+
+// wildcardRE compiles a wildcard rule into an anchored expression.
+func wildcardRE(content string, loose bool) *regexp.Regexp {
+	var b strings.Builder
+	if loose {
+		b.WriteString("(?s)")
+	}
+	b.WriteString("^")
+	stars := 0
+	for i := 0; i < len(content); i++ {
+		if content[i] == '*' {
+			stars++
+		}
+		if content[i] == '\\' && i+1 < len(content) {
+			i++
+		}
+	}
+	body := content
+	optionalTail := stars == 1 && strings.HasSuffix(content, " *") && !strings.HasSuffix(content, `\ *`)
+	if optionalTail {
+		body = content[:len(content)-2]
+	}
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\\' && i+1 < len(body):
+			i++
+			b.WriteString(regexp.QuoteMeta(body[i : i+1]))
+		case c == '*':
+			b.WriteString(".*")
+		default:
+			b.WriteString(regexp.QuoteMeta(body[i : i+1]))
+		}
+	}
+	if optionalTail {
+		b.WriteString("( .*)?")
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}
+
+// looseForms are the spellings deny and ask rules are tried on: the whole command,
+// each of its parts as written, and every simple command guard's reader finds in it
+// (inside substitutions, subshells and sh -c too), as written and without its
+// wrappers (sudo, timeout, nohup, env, ...).
+func looseForms(command, cwd string) []string {
+	forms := []string{strings.TrimSpace(command)}
+	if parts, _ := strictParts(command); len(parts) > 0 {
+		for _, p := range parts {
+			forms = appendNew(forms, p)
+		}
+	}
+	for _, seg := range analyzeBash(command, cwd, "", "", nil).Segments {
+		forms = appendNew(forms, seg.Full)
+		forms = appendNew(forms, seg.Text)
+	}
+	return forms
+}
+
+// strictParts splits a command into the parts allow rules must each name: the simple
+// commands joined by &&, ||, ;, | and line breaks, as written (their source text, with
+// their redirections). ok is false when the command holds anything else (a subshell,
+// a block, a loop, a function, a substitution or expansion, an assignment, a
+// background job, a redirection to a file): Claude Code judges those by its own means,
+// which guard does not reproduce, so they are never allowed here without a prompt.
+func strictParts(command string) (parts []string, ok bool) {
+	f, err := parseShell(command)
+	if err != nil || f == nil {
+		return nil, false
+	}
+	var walk func(s *syntax.Stmt) bool
+	walk = func(s *syntax.Stmt) bool {
+		if s.Negated || s.Background || s.Coprocess {
+			return false
+		}
+		switch c := s.Cmd.(type) {
+		case *syntax.BinaryCmd:
+			if len(s.Redirs) > 0 {
+				return false
+			}
+			return walk(c.X) && walk(c.Y)
+		case *syntax.CallExpr:
+			if len(c.Assigns) > 0 || len(c.Args) == 0 || !plainRedirects(s.Redirs) {
+				return false
+			}
+			for _, w := range c.Args {
+				if !plainWord(w) {
+					return false
+				}
+			}
+			start, end := s.Pos().Offset(), s.End().Offset()
+			if int(end) > len(command) || start > end {
+				return false
+			}
+			text := strings.TrimRight(strings.TrimSpace(command[start:end]), ";")
+			parts = append(parts, strings.TrimSpace(text))
+			return true
+		}
+		return false
+	}
+	for _, s := range f.Stmts {
+		if !walk(s) {
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
+// plainWord reports whether w holds only literal text and quotes (no expansion of any
+// kind: the text allow rules are matched on is then what runs).
+func plainWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// plainRedirects reports whether every redirection only joins descriptors (2>&1) or
+// discards into /dev/null: none writes a file a rule would have to name.
+func plainRedirects(rs []*syntax.Redirect) bool {
+	for _, r := range rs {
+		if r.Word == nil || r.Hdoc != nil || !plainWord(r.Word) {
+			return false
+		}
+		target := r.Word.Lit()
+		switch r.Op {
+		case syntax.DplOut, syntax.DplIn:
+			if target != "-" && strings.Trim(target, "0123456789") != "" {
+				return false
+			}
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrIn:
+			if target != "/dev/null" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}

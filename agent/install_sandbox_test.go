@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+func claudeHookCommands(t *testing.T, settings string) []string {
+	t.Helper()
+	data, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	var out []string
+	for _, g := range doc.Hooks["PreToolUse"] {
+		for _, h := range g.Hooks {
+			out = append(out, h.Command)
+		}
+	}
+	return out
+}
+
+// agent-install claude --sandbox writes the flag into the hook's command; installing
+// again without it updates guard's one entry in place (no second entry).
+func TestAgentInstallSandboxWritesTheFlagAndUpdatesInPlace(t *testing.T) {
+	repo := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o755))
+	settings := filepath.Join(repo, ".claude", "settings.json")
+
+	env, out, _ := installEnv(t, repo, t.TempDir())
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, Sandbox: true}))
+	assert.Equal(t, "installed "+settings+"\n", out.String())
+	assert.Equal(t, []string{"/opt/guard/bin/guard agent-hook claude --sandbox"}, claudeHookCommands(t, settings))
+
+	env, out, _ = installEnv(t, repo, t.TempDir())
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, Sandbox: true}))
+	assert.Equal(t, "unchanged "+settings+"\n", out.String())
+
+	env, out, _ = installEnv(t, repo, t.TempDir())
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+	assert.Equal(t, "updated "+settings+"\n", out.String())
+	assert.Equal(t, []string{"/opt/guard/bin/guard agent-hook claude"}, claudeHookCommands(t, settings))
+
+	env, out, _ = installEnv(t, repo, t.TempDir())
+	require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Claude}))
+	assert.Equal(t, "removed "+settings+"\n", out.String())
+}
+
+func TestAgentInstallSandboxIsClaudeOnly(t *testing.T) {
+	for _, a := range []string{Gemini, Codex} {
+		env, _, _ := installEnv(t, t.TempDir(), t.TempDir())
+		err := RunInstall(InstallOptions{Env: env, Agent: a, Sandbox: true})
+		require.Error(t, err, a)
+		assert.Equal(t, guard.ExitUsage, guard.ExitCode(err), a)
+		assert.Contains(t, err.Error(), "guard sandbox -- "+a)
+	}
+}
+
+func TestIsGuardHookKnowsTheSandboxFlag(t *testing.T) {
+	assert.True(t, isGuardHook("/usr/bin/guard agent-hook claude --sandbox", Claude))
+	assert.True(t, isGuardHook("'/a b/gd' agent-hook claude --sandbox ", Claude))
+	assert.True(t, isGuardHook(HookCommand("/tmp/it's/gd", Claude)+" --sandbox", Claude))
+	assert.False(t, isGuardHook("/usr/bin/guard agent-hook claude --sandbox --claim", Claude))
+	assert.False(t, isGuardHook("/usr/bin/guard agent-hook claude extra", Claude))
+	assert.False(t, isGuardHook("/usr/bin/guard agent-hook gemini --sandbox", Claude))
+	assert.False(t, isGuardHook("agent-hook claude --sandbox", Claude))
+}

@@ -1,0 +1,217 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+)
+
+// [agent] sandbox = true (or agent-hook --sandbox): every Bash command the hook lets
+// through runs under `guard sandbox`, so that the kernel refuses its writes into areas
+// locked against the agent whatever program makes them (CONTRACT.md section 11).
+//
+// Claude Code applies a PreToolUse hook's updatedInput. What it then asks depends on
+// the decision sent with it (observed with Claude Code 2.1): with "allow" the
+// rewritten command runs without a prompt, even where the original would have been
+// asked about or refused; with no decision Claude judges the rewritten command, which
+// no allow rule written for the original names; with "ask" the rewritten command is
+// what the user approves. So guard judges the original against Claude's own rules
+// (claude_permissions.go) and answers allow only where they would have run it without
+// a prompt, ask otherwise, deny where they deny it: a prompt is never lost.
+//
+// Gemini CLI's hooks cannot rewrite a command, and Codex applies a rewrite only with
+// allow (which would skip its own approval): for them sandbox = true refuses shell
+// commands unless the whole session already runs under guard sandbox
+// (GUARD_SANDBOX, which guard sandbox sets, is 1 or more).
+
+// SandboxShell is the shell the rewritten command runs the original with, as Claude
+// Code picks its own: CLAUDE_CODE_SHELL, else SHELL, when it names bash or zsh; else
+// bash from the PATH.
+func SandboxShell(env *guard.Env) string {
+	for _, v := range []string{"CLAUDE_CODE_SHELL", "SHELL"} {
+		if s := env.Env(v); filepath.IsAbs(s) && (strings.Contains(s, "bash") || strings.Contains(s, "zsh")) {
+			return s
+		}
+	}
+	return "bash"
+}
+
+// sandboxPrefix is the rewritten command up to the quoted original: guard sandbox
+// judging as the identity the hook judged as, then the shell's -c.
+func sandboxPrefix(exe string, id guard.Identity, shell string) string {
+	return shellQuote(exe) + " sandbox --owner " + shellQuote(id.Owner) + " --host " + shellQuote(id.Host) + " -- " + shellQuote(shell) + " -c "
+}
+
+// SandboxCommand is command rewritten to run under guard sandbox as id: the guard
+// binary exe, `sandbox --owner O --host H --`, the shell, -c, and command in single
+// quotes (each ' written '\”), so that the shell receives it byte for byte.
+func SandboxCommand(exe string, id guard.Identity, shell, command string) string {
+	return sandboxPrefix(exe, id, shell) + singleQuote(command)
+}
+
+// singleQuote always quotes (shellQuote leaves plain words bare).
+func singleQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// alreadySandboxed reports whether command is exactly what SandboxCommand makes for
+// this identity: it is not wrapped again. Any other `guard sandbox ...` (another
+// owner, --allow, another binary, something after it) is wrapped like any command:
+// the outer sandbox judges as the agent, and Landlock rules only ever add up.
+func alreadySandboxed(command, exe string, id guard.Identity, shell string) bool {
+	rest, ok := strings.CutPrefix(command, sandboxPrefix(exe, id, shell))
+	if !ok || len(rest) < 2 || rest[0] != '\'' || rest[len(rest)-1] != '\'' {
+		return false
+	}
+	inner := strings.ReplaceAll(rest[1:len(rest)-1], `'\''`, "'")
+	return singleQuote(inner) == rest
+}
+
+// rewriteInput returns tool_input (its JSON text) with command replaced by the
+// sandboxed command. The original's JSON string is carried over escape for escape
+// (only its quotes are rewritten), so that whatever Claude Code encoded (a lone
+// surrogate, an escaped control character) comes back as it went; every other field
+// keeps its text and its place.
+func rewriteInput(input json.RawMessage, prefix, command string) (json.RawMessage, error) {
+	obj, err := parseObject(input)
+	if err != nil {
+		return nil, fmt.Errorf("tool_input: %w", err)
+	}
+	raw, ok := obj.get("command")
+	if !ok {
+		return nil, fmt.Errorf("tool_input has no command")
+	}
+	wrapped, err := wrapJSONString(prefix, raw)
+	if err != nil {
+		return nil, err
+	}
+	// The JSON text must say exactly the sandboxed command.
+	var got string
+	if err := json.Unmarshal(wrapped, &got); err != nil || got != prefix+singleQuote(command) {
+		return nil, fmt.Errorf("the rewritten command does not read back as written (%v)", err)
+	}
+	obj.set("command", wrapped)
+	return obj.MarshalJSON()
+}
+
+// wrapJSONString turns the JSON string literal raw (the command) into the literal of
+// prefix + the command in single quotes, working on the JSON text itself.
+func wrapJSONString(prefix string, raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, fmt.Errorf("tool_input.command is not a JSON string")
+	}
+	p, err := marshal(prefix)
+	if err != nil {
+		return nil, err
+	}
+	const quote = `'\\''` // '\'' as JSON text
+	var b bytes.Buffer
+	b.Write(p[:len(p)-1]) // the prefix's literal without its closing quote
+	b.WriteByte('\'')
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\'':
+			b.WriteString(quote)
+		case c == '\\' && i+1 < len(body):
+			if body[i+1] == 'u' && i+5 < len(body) {
+				if n, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16); err == nil && n == '\'' {
+					b.WriteString(quote)
+					i += 5
+					continue
+				}
+			}
+			b.Write(body[i : i+2])
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString(`'"`)
+	return b.Bytes(), nil
+}
+
+// SandboxedSession reports whether the hook itself runs under guard sandbox (the agent
+// was started with `guard sandbox -- AGENT`): every command the agent runs is then
+// confined already.
+func SandboxedSession(env *guard.Env) bool {
+	n, err := strconv.Atoi(env.Env("GUARD_SANDBOX"))
+	return err == nil && n >= 1
+}
+
+// sandboxOptions are what the sandbox step needs besides the call.
+type sandboxOptions struct {
+	// ClaudeManaged is Claude Code's managed settings file ("" for none).
+	ClaudeManaged string
+}
+
+// sandboxVerdict applies [agent] sandbox to the verdict about a shell call.
+func sandboxVerdict(env *guard.Env, call *Call, subject *guard.Subject, v *Verdict, o sandboxOptions) *Verdict {
+	if v.Decision == Deny {
+		return v
+	}
+	if call.Agent != Claude {
+		if SandboxedSession(env) {
+			return v
+		}
+		name := map[string]string{Gemini: "Gemini CLI", Codex: "Codex"}[call.Agent]
+		why := "its hooks cannot rewrite a command"
+		if call.Agent == Codex {
+			why = "its hooks rewrite a command only together with allow, which would skip Codex's own approval"
+		}
+		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: fmt.Sprintf(
+			"guard: [agent] sandbox is on, but %s cannot run this command under guard sandbox (%s), and guard does not run it unsandboxed (fail closed).\n"+
+				"  what now: start the whole session sandboxed, `guard sandbox -- %s` (every command it runs is then confined), or turn [agent] sandbox off in %s.",
+			name, why, call.Agent, configName(subject))}
+	}
+	exe := env.Executable
+	id := Identity(env, call, subject)
+	shell := SandboxShell(env)
+	if exe == "" || id.Owner == "" || id.Host == "" {
+		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: "guard: [agent] sandbox is on, but guard cannot tell its own binary or the agent's identity, so it cannot sandbox this command (fail closed)."}
+	}
+	if alreadySandboxed(call.Command, exe, id, shell) {
+		return v
+	}
+	ans := ClaudeAnswer{Decision: Ask}
+	rules, err := LoadClaudeRules(ClaudeSettingsFiles(env, call.Cwd, o.ClaudeManaged))
+	if err != nil {
+		ans.Why = fmt.Sprintf("guard cannot read Claude Code's permission rules (%v)", err)
+	} else {
+		ans = rules.JudgeBash(call.Command, call.Cwd, call.PermissionMode)
+	}
+	if ans.Decision == Deny {
+		return &Verdict{Decision: Deny, Warnings: v.Warnings, AgentRules: true, Reason: fmt.Sprintf(
+			"guard: %s.\n  (guard judges the command as proposed before running it under guard sandbox, where that rule would no longer match it.)", ans.Why)}
+	}
+	input, err := rewriteInput(call.Input, sandboxPrefix(exe, id, shell), call.Command)
+	if err != nil {
+		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: fmt.Sprintf("guard: [agent] sandbox is on, but guard cannot rewrite this command: %v (fail closed).", err)}
+	}
+	out := &Verdict{Warnings: v.Warnings, Claimed: v.Claimed, UpdatedInput: input}
+	note := fmt.Sprintf("runs this command under guard sandbox as %s on host %s (the kernel keeps the areas locked against you read-only; the command inside is exactly the one proposed)", id.Owner, id.Host)
+	switch {
+	case v.Decision == Ask:
+		out.Decision, out.Reason = Ask, v.Reason+"\n  (guard "+note+".)"
+	case ans.Decision == Allow:
+		out.Decision, out.AgentRules, out.Reason = Allow, true, "guard: "+note+"; "+ans.Why+"."
+	default:
+		out.Decision, out.AgentRules = Ask, true
+		out.Reason = "guard: " + note + ". Claude Code would ask before running it (" + ans.Why + "), so approve it here."
+	}
+	return out
+}
+
+// configName names the .guard.toml that governs the call, for messages.
+func configName(s *guard.Subject) string {
+	if s != nil && s.Config != nil && s.Config.Path != "" {
+		return s.Config.Path
+	}
+	return guard.ConfigFileName
+}
