@@ -46,46 +46,68 @@ func (d *decider) searchNear(root string) string {
 		return near
 	}
 	deadline := time.Now().Add(nearLockLimit)
-	queue := []string{root}
+	cache := openNearCache(d.env, root)
+	stamps := newStamper(root)
+	defer stamps.close()
+	queue := []string{"."}
 	buf := make([]byte, 64<<10)
 	for n := 0; len(queue) > 0; n++ {
 		if n >= maxNearDirs || time.Now().After(deadline) {
 			return fmt.Sprintf("%s (guard could not look through all of it in time, so it assumes a lock there: fail closed)", root)
 		}
 		// Breadth first, in name order: the nearest lock is named first.
-		dir := queue[0]
+		rel := queue[0]
 		queue = queue[1:]
-		var subdirs []string
-		hasLock := false
-		err := listDir(dir, buf, func(name string, isDir bool) {
-			switch {
-			case isDir:
-				// Installed dependencies and git's own folder are not work areas (the
-				// policy skips them too).
-				if name != ".git" && name != "node_modules" {
-					subdirs = append(subdirs, strings.Clone(name))
+		dir := filepath.Join(root, rel)
+		// The stamp is taken before the listing, so that a change while listing
+		// leaves a stamp that no longer matches.
+		st, stamped := stamps.stamp(rel)
+		e, fromCache := cache.lookup(rel, st)
+		if !stamped || !fromCache {
+			var err error
+			if e, err = listNear(dir, buf); err != nil {
+				if dir == root && os.IsNotExist(err) {
+					return ""
 				}
-			case strings.HasPrefix(name, "LOCK") || lockcore.IsLegacyName(name):
-				hasLock = hasLock || lockcore.IsLockName(name)
+				return fmt.Sprintf("%s (guard could not read it: %v, so it assumes a lock there: fail closed)", dir, err)
 			}
-		})
-		if err != nil {
-			if dir == root && os.IsNotExist(err) {
-				return ""
-			}
-			return fmt.Sprintf("%s (guard could not read it: %v, so it assumes a lock there: fail closed)", dir, err)
+			e.stamp = st
 		}
-		slices.Sort(subdirs)
-		for _, name := range subdirs {
-			queue = append(queue, filepath.Join(dir, name))
+		if stamped {
+			cache.keep(rel, e, fromCache)
 		}
-		if hasLock && dir != root {
+		for _, name := range e.subdirs {
+			queue = append(queue, filepath.Join(rel, name))
+		}
+		if e.hasLock && dir != root {
 			if near := d.refusingLock(dir); near != "" {
 				return near
 			}
 		}
 	}
+	// Only a complete search is kept: it is the expensive one, and the one whose
+	// every folder is known.
+	cache.save()
 	return ""
+}
+
+// listNear lists dir: its subfolders in name order (not git's own folder, nor
+// installed dependencies: they are not work areas, and the policy skips them too), and
+// whether a file in it is named like a lock.
+func listNear(dir string, buf []byte) (nearEntry, error) {
+	var e nearEntry
+	err := listDir(dir, buf, func(name string, isDir bool) {
+		switch {
+		case isDir:
+			if name != ".git" && name != "node_modules" {
+				e.subdirs = append(e.subdirs, strings.Clone(name))
+			}
+		case strings.HasPrefix(name, "LOCK") || lockcore.IsLegacyName(name):
+			e.hasLock = e.hasLock || lockcore.IsLockName(name)
+		}
+	})
+	slices.Sort(e.subdirs)
+	return e, err
 }
 
 // refusingLock asks the policy whether an edit of dir is refused (a lock in dir

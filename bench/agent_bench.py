@@ -76,6 +76,11 @@ cases = [
     # searched for one.
     ("Bash, unreadable, no refusing lock", ["agent-hook", "claude"],
      hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "", {"GUARD_OWNER": lock_owner}),
+    # The same with no cache of the folders' listings (a state directory that cannot
+    # be created): what the first search of a project, or one after a change, costs.
+    ("Bash, unreadable, none refusing, cold", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "",
+     {"GUARD_OWNER": lock_owner, "XDG_STATE_HOME": "/proc/guard-bench-no-state"}),
 ]
 
 times = {name: [] for name, *_ in cases}
