@@ -91,8 +91,11 @@ func (d *decider) claimPath(p string, seen map[string]bool) (string, error) {
 	h, err := d.lease(spec)
 	if err != nil {
 		var conflict *lockcore.ConflictError
-		if errors.As(err, &conflict) {
-			return "", nil // someone got there first; their lock now speaks for the area
+		var queued *lockcore.QueueError
+		if errors.As(err, &conflict) || errors.As(err, &queued) {
+			// Someone got there first (their lock now speaks for the area), or guard
+			// waiters queue for it: a lease does not cut in front of them.
+			return "", nil
 		}
 		return "", err
 	}

@@ -53,10 +53,14 @@ type Request struct {
 	// Wait is how long a refused claim waits for the refusing lock to be released,
 	// expire or be pruned; 0 does not wait.
 	Wait time.Duration
-	// QueueDir is the directory of this lock's first-come, first-served queue of
-	// waiters ("" waits unqueued). Waiters of one lock on one machine must agree
-	// on it.
+	// QueueDir is the directory of the first-come, first-served queue of waiters
+	// ("" waits unqueued, and a claim that does not wait ignores waiters). Every
+	// claim on one machine that may overlap another must use the same one: guard
+	// uses one for all (guard.QueueDir).
 	QueueDir string
+	// Overlaps says whether two claims want overlapping areas, so that the later
+	// waits for the earlier (nil: ClaimsOverlap).
+	Overlaps func(a, b QueueClaim) bool
 	// OnWait, when set, is told what the claim is waiting for whenever that changes.
 	OnWait func(WaitState)
 }

@@ -20,14 +20,21 @@ type Files struct{}
 // another reason, or the wait runs out (*WaitError, which unwraps to the last
 // *ConflictError):
 //
-//   - Waiters of one lock queue in req.QueueDir (package wait): only the head tries,
-//     so a release wakes one claim, not all of them, and they win in the order they
-//     started waiting. A waiter that dies leaves the queue with its process.
+//   - Waiters queue in req.QueueDir (package wait), each ticket naming its claim
+//     (QueueClaim); a waiter waits for the earlier ones whose claims overlap its own
+//     (req.Overlaps), whichever lock file they want, and only a waiter with none of
+//     those in front tries. So a release wakes one claim, not all of them, and
+//     waiters for overlapping areas win in the order they started waiting. A waiter
+//     that dies leaves the queue with its process.
 //   - The head sleeps until a lock file changes in the directory of the lock that
 //     refused it or in the claim's own directory (file-system notifications, with a
 //     slow poll where they do not work), or until that lock expires.
 //
-// Without a wait the claim is tried once and no queue is touched.
+// Without a wait the claim is tried once and joins no queue; but with a QueueDir
+// and without Force, a claim that would create or take over its lock while
+// overlapping waiters queue is refused (*QueueError): it does not cut in front of
+// them. Renewing one's own lock and joining a team lock are never refused for the
+// queue. (A custom req.Attempt makes its own checks: the queue is not asked then.)
 func (Files) Acquire(ctx context.Context, req Request) (Handle, error) {
 	res, err := Hold(ctx, req)
 	if err != nil {
@@ -40,9 +47,13 @@ func (Files) Acquire(ctx context.Context, req Request) (Handle, error) {
 func Hold(ctx context.Context, req Request) (*FileHandle, error) {
 	attempt := req.Attempt
 	if attempt == nil {
+		gate := req.QueueDir != "" && req.Wait <= 0 && !req.Options.Force
 		attempt = func(now time.Time) (*Acquired, error) {
 			o := req.Options
 			o.Now = now
+			if gate {
+				o.Respect = queueGate(req, now, o.Respect)
+			}
 			return Acquire(req.Spec, o)
 		}
 	}
@@ -80,7 +91,8 @@ func waitFor(ctx context.Context, req Request, attempt func(time.Time) (*Acquire
 	if req.QueueDir != "" {
 		// A queue that cannot be joined (no file locks there) still lets the claim
 		// wait, only without its place in line.
-		ticket, _ = wait.Join(req.QueueDir)
+		mine := ClaimOf(req.Spec, start)
+		ticket, _ = wait.JoinFor(req.QueueDir, encodeClaim(mine), overlapsMine(mine, req.Overlaps))
 	}
 	defer ticket.Leave()
 	var last *ConflictError
@@ -128,9 +140,12 @@ func waitFor(ctx context.Context, req Request, attempt func(time.Time) (*Acquire
 	}
 }
 
-// QueueDir is the queue directory under root for the waiters of the lock at
-// lockPath: named by a hash of the lock's real directory and its name folded to
-// lower case, so waiters agree on it however they spelled the path.
+// QueueDir is a queue directory under root for the waiters of the lock at lockPath
+// alone, named by a hash of the lock's real directory and its name folded to lower
+// case, so waiters agree on it however they spelled the path. guard itself queues
+// every claim in one directory (guard.QueueDir), so that waiters for overlapping
+// areas share one order; this names the per-lock queues of earlier versions, whose
+// stranded tickets guard doctor still finds.
 func QueueDir(root, lockPath string) string {
 	dir, base := filepath.Split(filepath.Clean(lockPath))
 	if real, err := filepath.EvalSymlinks(dir); err == nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -31,11 +32,23 @@ type Ticket struct {
 	path string
 	seq  uint64
 	f    *os.File
+	// overlaps says which earlier tickets this one waits for (nil: all of them).
+	overlaps func(want string) bool
 }
 
-// Join takes the next ticket in the queue directory dir (created if missing, 0700).
-// It fails where the file system cannot lock files; the caller then waits unqueued.
-func Join(dir string) (*Ticket, error) {
+// Join takes the next ticket in the queue directory dir (created if missing, 0700),
+// behind every earlier ticket. It fails where the file system cannot lock files; the
+// caller then waits unqueued.
+func Join(dir string) (*Ticket, error) { return JoinFor(dir, "", nil) }
+
+// JoinFor is Join for waiters that share a queue directory without all wanting the
+// same thing: want (one line) is written into the ticket for the others to read, and
+// the ticket waits only for the earlier tickets whose want overlaps accepts (nil:
+// all of them). A ticket whose want cannot be read is waited for.
+func JoinFor(dir, want string, overlaps func(theirs string) bool) (*Ticket, error) {
+	if strings.ContainsAny(want, "\r\n") {
+		return nil, fmt.Errorf("wait: a ticket's want is one line, not %q", want)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("wait: queue %s: %w", dir, err)
 	}
@@ -59,9 +72,14 @@ func Join(dir string) (*Ticket, error) {
 		_ = os.Remove(p)
 		return nil, fmt.Errorf("wait: ticket %s: cannot lock it: %w", p, err)
 	}
-	// Who holds the ticket, for a person looking into the directory.
+	// Who holds the ticket, for a person looking into the directory, and what it
+	// waits for, for the other waiters; written before the queue's lock is let go, so
+	// an earlier ticket is always complete.
 	_, _ = fmt.Fprintf(f, "pid: %d\n", os.Getpid())
-	return &Ticket{dir: dir, path: p, seq: seq, f: f}, nil
+	if want != "" {
+		_, _ = fmt.Fprintf(f, "want: %s\n", want)
+	}
+	return &Ticket{dir: dir, path: p, seq: seq, f: f, overlaps: overlaps}, nil
 }
 
 // Path is the ticket's file.
@@ -77,13 +95,19 @@ func (t *Ticket) Leave() {
 	t.f = nil
 }
 
-// Ahead counts the live tickets in front of t, removing the dead ones it finds.
+// Ahead counts the live tickets in front of t that it waits for, removing the dead
+// ones it finds.
 func (t *Ticket) Ahead() (int, error) {
 	n := 0
 	var suspects []string
 	for _, o := range tickets(t.dir) {
 		if o.seq >= t.seq {
 			continue
+		}
+		if t.overlaps != nil {
+			if _, want, ok := readTicket(o.path); ok && !t.overlaps(want) {
+				continue
+			}
 		}
 		switch alive(o.path) {
 		case liveTicket:
@@ -132,6 +156,67 @@ func (t *Ticket) WaitHead(ctx context.Context, report func(ahead int)) error {
 			return err
 		}
 	}
+}
+
+// Waiter is a live ticket as someone outside the queue sees it.
+type Waiter struct {
+	Seq uint64
+	// PID is the process that holds the ticket (0 when it could not be read).
+	PID int
+	// Want is what the ticket says it waits for ("" when it says nothing).
+	Want string
+}
+
+// Queued lists, in queue order, the live tickets in dir whose want overlaps accepts
+// (nil: all), for a claim that does not queue and must not cut in front of those
+// that do. Dead tickets are removed. It reads under the queue's lock, so a ticket
+// being taken is either complete or not there yet. A queue directory that does not
+// exist has no waiters.
+func Queued(dir string, overlaps func(want string) bool) ([]Waiter, error) {
+	if _, err := os.Stat(filepath.Join(dir, queueLockName)); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	unlock, err := lockQueue(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var out []Waiter
+	for _, o := range tickets(dir) {
+		switch alive(o.path) {
+		case goneTicket:
+			continue
+		case deadTicket:
+			if reap(o.path) {
+				continue
+			}
+		}
+		pid, want, ok := readTicket(o.path)
+		if ok && overlaps != nil && !overlaps(want) {
+			continue
+		}
+		out = append(out, Waiter{Seq: o.seq, PID: pid, Want: want})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out, nil
+}
+
+// readTicket reads the pid and want lines of a ticket; ok is false when the ticket
+// cannot be read.
+func readTicket(p string) (pid int, want string, ok bool) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return 0, "", false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, found := strings.CutPrefix(l, "pid: "); found {
+			pid, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+		if v, found := strings.CutPrefix(l, "want: "); found {
+			want = v
+		}
+	}
+	return pid, want, true
 }
 
 type liveness int

@@ -171,3 +171,33 @@ func TestWaitHeadStopsAtTheDeadline(t *testing.T) {
 		t.Fatalf("reported %v, want [1]", reported)
 	}
 }
+
+func TestJoinForWaitsOnlyForOverlappingTickets(t *testing.T) {
+	dir := t.TempDir()
+	same := func(mine string) func(string) bool { return func(theirs string) bool { return theirs == mine } }
+	a, err := JoinFor(dir, "x", same("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Leave()
+	b, _ := JoinFor(dir, "y", same("y"))
+	defer b.Leave()
+	c, _ := JoinFor(dir, "x", same("x"))
+	defer c.Leave()
+	if n, _ := b.Ahead(); n != 0 {
+		t.Fatalf("ahead of y = %d, want 0 (x does not overlap it)", n)
+	}
+	if n, _ := c.Ahead(); n != 1 {
+		t.Fatalf("ahead of the second x = %d, want 1", n)
+	}
+	q, err := Queued(dir, same("x"))
+	if err != nil || len(q) != 2 || q[0].Want != "x" || q[0].PID != os.Getpid() || q[0].Seq >= q[1].Seq {
+		t.Fatalf("Queued = %+v, %v; want both x tickets in order", q, err)
+	}
+	if _, err := JoinFor(dir, "two\nlines", nil); err == nil {
+		t.Fatal("a want of two lines was accepted")
+	}
+	if q, err := Queued(filepath.Join(dir, "none"), nil); err != nil || q != nil {
+		t.Fatalf("Queued of a missing queue = %v, %v", q, err)
+	}
+}

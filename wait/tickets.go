@@ -1,11 +1,8 @@
 package wait
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 )
 
 // TicketFile is a ticket found in a queue directory, for a person (guard doctor)
@@ -37,19 +34,8 @@ func Tickets(root string) []TicketFile {
 
 // ticketPID reads the "pid: N" line Join writes into a ticket.
 func ticketPID(p string) int {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "pid: "); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(v))
-			return n
-		}
-	}
-	return 0
+	pid, _, _ := readTicket(p)
+	return pid
 }
 
 // RemoveDeadTicket removes the ticket at p if no process holds it, under its queue's

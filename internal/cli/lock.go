@@ -186,10 +186,6 @@ func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request) (
 	}
 	spec := req.Spec
 	onWait, stopProgress := waitProgress(env, cmd, wait)
-	stateDir, _ := guard.StateDir(env)
-	if stateDir != "" && wait > 0 {
-		req.QueueDir = lockcore.QueueDir(filepath.Join(stateDir, "queue"), spec.Path())
-	}
 	req.Wait, req.OnWait = wait, onWait
 	h, err := lockcore.Hold(ctx, req)
 	stopProgress()
@@ -273,7 +269,10 @@ func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired, hints bool)
 func lockRefusal(err error) error {
 	var ce *lockcore.ConflictError
 	var we *lockcore.WaitError
+	var qe *lockcore.QueueError
 	switch {
+	case errors.As(err, &qe):
+		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  queue behind them with --wait DURATION, or claim anyway with --force", err)
 	case errors.As(err, &we) && we.Conflict == nil:
 		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  the waiters in front still wait; try again later, or wait longer with --wait", err)
 	case errors.As(err, &ce):
