@@ -34,6 +34,8 @@ type Config struct {
 	Agent  AgentConfig `toml:"agent"`
 	// Resources is the [resources] table.
 	Resources ResourcesConfig `toml:"resources"`
+	// Backend is the [backend] table (CONTRACT.md section 10); nil without one.
+	Backend *BackendConfig `toml:"backend"`
 }
 
 // ResourcesConfig is the [resources] table.
@@ -100,7 +102,24 @@ func LoadConfig(path string) (*Config, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if cfg.Backend != nil {
+		if err := cfg.Backend.validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: [backend] %w", path, tableLine(data, "backend"), err)
+		}
+	}
 	return cfg, nil
+}
+
+// tableLine is the line of the [name] header in data (1 when it is not found, say for
+// an inline table), so that a bad value of the table is reported near it.
+func tableLine(data []byte, name string) int {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if bytes.HasPrefix(t, []byte("[")) && string(bytes.TrimSpace(bytes.Trim(t, "[]"))) == name {
+			return i + 1
+		}
+	}
+	return 1
 }
 
 // FindConfig returns the .guard.toml that governs dir: the nearest one in dir or above

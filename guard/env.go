@@ -45,6 +45,14 @@ type Env struct {
 	// Recorder, when set, receives the events guard's commands and gates record (see
 	// Record); main points it at the history.
 	Recorder func(Event)
+	// OpenBackend connects to a [backend] (CONTRACT.md section 10); main points it at
+	// backend/etcd. Nil: a configuration with [backend] is exit 2.
+	OpenBackend BackendOpener
+	// BackendLocker makes claims in a project with a backend (see LockerFor); main
+	// points it at package backend.
+	BackendLocker func(*ProjectBackend) lockcore.Locker
+	// backends are the connections OpenBackend made, one per project.
+	backends *backends
 }
 
 // Env returns the value of an environment variable ("" when Getenv is nil).

@@ -36,6 +36,12 @@ type Policy struct {
 	gits    map[string]bool     // whether a directory has a .git entry (prefetched)
 	folders map[string]bool     // whether a scope's folder exists, by path
 	teams   map[string]teamRead // team locks' sections, by lock path
+	// backendViews are the backends read, by working-tree top (nil: none there);
+	// backendErr is the first that could not be consulted (reads fail closed on it),
+	// backendWarnings those that fell back to the files.
+	backendViews    map[string]*backendView
+	backendErr      error
+	backendWarnings []string
 	// perPath makes every path take the way of a folder or symbolic link (an lstat and
 	// its own walk up): the tests compare it with the per-directory views.
 	perPath bool
@@ -59,8 +65,12 @@ type dirLocks struct {
 // NewPolicy returns a Policy for identity id at the env's current time.
 func NewPolicy(env *Env, id Identity) *Policy {
 	now := env.Clock.Now()
+	if env.backends == nil {
+		env.backends = &backends{conns: map[string]Backend{}}
+	}
 	return &Policy{
-		env: env, id: id, now: now, loc: now.Location(),
+		backendViews: map[string]*backendView{},
+		env:          env, id: id, now: now, loc: now.Location(),
 		dirs: map[string]dirLocks{}, views: map[string]*dirView{}, gits: map[string]bool{}, configs: map[string]*Config{}, cfgErrs: map[string]error{},
 		trees: map[string][]string{}, real: map[string]string{}, tops: map[string]string{},
 		folders: map[string]bool{}, teams: map[string]teamRead{},
@@ -150,6 +160,14 @@ func (p *Policy) Check(req Request) (*Decision, error) {
 	}
 	d.Blocking = dedupe(d.Blocking)
 	d.Allowed = len(d.Blocking) == 0
+	for _, w := range p.backendWarnings {
+		warn(w)
+	}
+	if p.backendErr != nil {
+		// A backend that cannot be consulted leaves the request unjudged: exit 2,
+		// as CONTRACT.md section 10 says, not a refusal by some lock.
+		return d, p.backendErr
+	}
 	return d, nil
 }
 
@@ -344,14 +362,20 @@ func (p *Policy) below(root string) []hit {
 		}
 		return nil
 	})
-	return out
+	seen := make(map[string]bool, len(out))
+	for _, h := range out {
+		if h.lock != nil {
+			seen[strings.ToLower(h.lock.Path)] = true
+		}
+	}
+	return append(out, p.backendBelow(root, seen)...)
 }
 
 func (p *Policy) readDir(dir string) dirLocks {
 	if dl, ok := p.dirs[dir]; ok {
 		return dl
 	}
-	dl := listDir(dir, p.loc)
+	dl := p.withBackend(dir, listDir(dir, p.loc))
 	p.dirs[dir] = dl
 	return dl
 }
@@ -636,6 +660,9 @@ func reasonFor(l *lockcore.Lock, ops []string) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, " held by %s", orUnknown(l.Owner))
+	if l.HeldIn != "" {
+		fmt.Fprintf(&b, " (held in %s)", l.HeldIn)
+	}
 	if l.Kind == lockcore.Team {
 		if l.Name.Host == "" {
 			b.WriteString(" (a team lock without a host stops every host)")

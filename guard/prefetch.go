@@ -138,8 +138,10 @@ func (f *fetcher) finish() {
 	close(f.work)
 	f.wg.Wait()
 	for _, r := range f.got {
-		f.p.dirs[r.dir] = r.dl
 		f.p.gits[r.dir] = r.git
+	}
+	for _, r := range f.got {
+		f.p.dirs[r.dir] = f.p.withBackend(r.dir, r.dl)
 	}
 }
 

@@ -47,6 +47,9 @@ func (e *ConflictError) Error() string {
 	if l.Host != "" {
 		msg += " on " + l.Host
 	}
+	if l.HeldIn != "" {
+		msg += " (held in " + l.HeldIn + ")"
+	}
 	if l.CreatedSource != "" {
 		msg += " since " + FormatCreated(l.Created)
 	}

@@ -55,6 +55,12 @@ type Lock struct {
 	// is a bulk lock.
 	ContentUser bool
 
+	// HeldIn names the coordination service that holds this lock (an etcd backend,
+	// CONTRACT.md section 10), "" for a lock known from its file alone. The service
+	// decides such a lock's lifetime: while it holds the lock, the lock has not
+	// expired, whatever the clock of this machine says of created.
+	HeldIn string
+
 	// ReadErr is set when the file exists but could not be read (ErrNotRegular: a
 	// FIFO, a device or a symlink to one; ErrInvalidLock: a body with no readable
 	// field, binary data); such a lock is still reported and still stops, never
@@ -288,6 +294,11 @@ func (l *Lock) untilReleasesAtDeadline() bool {
 
 // Expired reports whether the lock has expired at now (strictly after its expiry).
 func (l *Lock) Expired(now time.Time) bool {
+	if l.HeldIn != "" {
+		// The service drops the lock when its lease runs out: a lock it still holds
+		// is live, even on a machine whose clock runs ahead.
+		return false
+	}
 	at, ok := l.ExpiresAt()
 	if !ok {
 		return false

@@ -6,6 +6,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/guardlocks/guard/backend"
+	"github.com/guardlocks/guard/backend/etcd"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -44,6 +46,11 @@ func run(args []string) int {
 	if _, spool, err := history.Paths(env); err == nil {
 		env.Recorder = func(ev guard.Event) { _ = spool.Append(ev) }
 	}
+	// A [backend] in .guard.toml is reached through etcd's client; without one,
+	// nothing connects.
+	env.OpenBackend = etcd.Open
+	env.BackendLocker = func(pb *guard.ProjectBackend) lockcore.Locker { return &backend.Locker{PB: pb} }
+	defer guard.CloseBackends(env)
 	mod, _ := debug.ReadBuildInfo()
 	root := newRootCmd(env, withModuleInfo(buildInfo{version, commit, date}, mod))
 	root.SetArgs(args)

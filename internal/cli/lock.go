@@ -127,7 +127,7 @@ func RunLock(o LockOptions) error {
 // lockClaim is a claim that succeeded: the handle on the lock, and the JSON that
 // guard lock --json prints.
 type lockClaim struct {
-	handle *lockcore.FileHandle
+	handle lockcore.Handle
 	out    LockJSON
 }
 
@@ -173,12 +173,19 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 	}
 	// RESPECT is the policy's (guard.Policy.CheckClaim), asked under the creation
 	// mutex at every attempt.
-	return hold(o, cmd, wait, guard.NewPolicy(env, id).ClaimRequest(spec, o.Force))
+	pb, err := guard.SubjectBackend(env, subject)
+	if err != nil {
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+	}
+	return hold(o, cmd, wait, guard.NewPolicy(env, id).ClaimRequest(spec, o.Force), pb)
 }
 
 // hold makes the claim (waiting up to wait) and runs the contest after a fresh
 // claim: the part of the claim path that folder and resource locks share.
-func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request) (*lockClaim, error) {
+//
+// With a backend (pb non-nil) the claim wins there first and the lock file follows
+// (guard.LockerFor); etcd, not a contest over the files, decides, so no contest runs.
+func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request, pb *guard.ProjectBackend) (*lockClaim, error) {
 	env := o.Env
 	ctx := o.Context
 	if ctx == nil {
@@ -187,7 +194,11 @@ func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request) (
 	spec := req.Spec
 	onWait, stopProgress := waitProgress(env, cmd, wait)
 	req.Wait, req.OnWait = wait, onWait
-	h, err := lockcore.Hold(ctx, req)
+	locker, err := guard.LockerFor(env, pb)
+	if err != nil {
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+	}
+	h, err := locker.Acquire(ctx, req)
 	stopProgress()
 	if err != nil {
 		recordLockRefusal(env, cmd, spec.Owner, err)
@@ -211,7 +222,7 @@ func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request) (
 
 	// Stage 2 runs after a fresh claim only: a renewal or a joined team lock claims
 	// nothing new.
-	if res.Action == lockcore.Created || res.Action == lockcore.TookOver || res.Action == lockcore.Replaced {
+	if pb == nil && (res.Action == lockcore.Created || res.Action == lockcore.TookOver || res.Action == lockcore.Replaced) {
 		run, why := lockcore.ShouldContest(res.Path, o.Contest, lockcore.LooksLikeAutomation(env.Env, env.StdinTTY))
 		out.Contest = ContestJSON{Ran: run, Won: !run, Reason: why}
 		if run {
@@ -285,6 +296,9 @@ func lockRefusal(err error) error {
 		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
 	case errors.Is(err, lockcore.ErrNotRegular):
 		return guard.Exitf(guard.ExitRefused, "lock refused: %w", err)
+	case errors.As(err, new(*guard.UnreachableError)):
+		// A claim needs the backend even with offline = "files".
+		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
 	}
 	return guard.Exitf(guard.ExitUsage, "lock: %w", err)
 }

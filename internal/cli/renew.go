@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/guardlocks/guard/backend"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -47,7 +49,21 @@ func RunRenew(o RenewOptions) error {
 	}
 	id := subject.Identity
 	now := env.Clock.Now()
-	l, err := lockcore.Renew(path, id.Owner, o.Expires, now, now.Location())
+	pb, err := guard.SubjectBackend(env, subject)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
+	}
+	var l *lockcore.Lock
+	found := false
+	if pb != nil {
+		l, found, err = backend.Renew(context.Background(), pb, path, o.Resource, id.Owner, o.Expires, now)
+		if errors.As(err, new(*guard.UnreachableError)) {
+			return guard.Exitf(guard.ExitUsage, "renew: %w", err)
+		}
+	}
+	if !found {
+		l, err = lockcore.Renew(path, id.Owner, o.Expires, now, now.Location())
+	}
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
 		return guard.Exitf(guard.ExitRefused, "renew: no lock at %s%s", path, otherLocks(path))

@@ -86,7 +86,11 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 	if err := spec.Validate(); err != nil {
 		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
-	return hold(o, cmd, wait, guard.NewPolicy(env, id).ResourceClaimRequest(spec, o.Force))
+	pb, err := guard.SubjectBackend(env, subject)
+	if err != nil {
+		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+	}
+	return hold(o, cmd, wait, guard.NewPolicy(env, id).ResourceClaimRequest(spec, o.Force), pb)
 }
 
 // resourceStatus is guard status --resource: 0 when no active lock holds the

@@ -110,7 +110,7 @@ const (
 // superviseChild starts COMMAND and watches it, its signals, its lock's renewal and
 // its lock's loss until it has exited. It returns COMMAND's exit code, or an
 // *ExitError (5) when the lock was lost.
-func superviseChild(o RunOptions, prog string, h *lockcore.FileHandle, grace time.Duration) (int, error) {
+func superviseChild(o RunOptions, prog string, h lockcore.Handle, grace time.Duration) (int, error) {
 	env := o.Env
 	cmd := childCommand(o, prog, h)
 	g, err := startChild(o, cmd, grace)
@@ -159,7 +159,7 @@ func superviseChild(o RunOptions, prog string, h *lockcore.FileHandle, grace tim
 
 // childCommand is COMMAND as guard starts it: guard's streams and working
 // directory, the environment with the lock's fence.
-func childCommand(o RunOptions, prog string, h *lockcore.FileHandle) *exec.Cmd {
+func childCommand(o RunOptions, prog string, h lockcore.Handle) *exec.Cmd {
 	env := o.Env
 	cmd := exec.Command(prog, o.Args[1:]...)
 	cmd.Args[0] = o.Args[0]

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/guardlocks/guard/backend"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -54,9 +56,24 @@ func RunUnlock(o UnlockOptions) error {
 	}
 	id := subject.Identity
 	now := env.Clock.Now()
-	l, err := lockcore.Release(path, lockcore.ReleaseOptions{
-		Owner: id.Owner, Token: o.Token, Force: o.Force, Interactive: env.StdinTTY, Now: now,
-	})
+	pb, err := guard.SubjectBackend(env, subject)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
+	}
+	var l *lockcore.Lock
+	found := false
+	if pb != nil {
+		// The backend's lock goes first; the file follows it.
+		l, found, err = backend.Release(context.Background(), pb, path, o.Resource, id.Owner, o.Force, env.StdinTTY, now.Location())
+		if errors.As(err, new(*guard.UnreachableError)) {
+			return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
+		}
+	}
+	if !found {
+		l, err = lockcore.Release(path, lockcore.ReleaseOptions{
+			Owner: id.Owner, Token: o.Token, Force: o.Force, Interactive: env.StdinTTY, Now: now,
+		})
+	}
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
 		return guard.Exitf(guard.ExitRefused, "unlock: no lock at %s%s", path, otherLocks(path))

@@ -1,0 +1,96 @@
+// Package etcd holds a project's locks in etcd (CONTRACT.md section 10): leases are a
+// lock's lifetime, transactions its atomic claim, revisions its fence, and watches
+// what a waiting claim waits on.
+//
+// # Key layout
+//
+// Every key of a project lives under
+//
+//	<prefix><project>/            prefix default "/guard/", project path-escaped
+//
+// A folder lock is one key whose path follows the lock's folder, one `d:` segment per
+// folder from the project root, then the lock's name, lower-cased, after `f:`:
+//
+//	/guard/github.com%2Fo%2Fr/locks/f:lock.txt               LOCK.txt at the root
+//	/guard/github.com%2Fo%2Fr/locks/d:src/d:api/f:lock.txt   src/api/LOCK.txt
+//
+// so that the locks of one folder are the range `.../d:src/d:api/f:` and the locks in
+// a folder and everything below it are the range `.../d:src/d:api/` (a folder name
+// cannot hold a slash, so no other folder shares either range). A claim in src/api is
+// one transaction that compares, at the revision its judgement read, the ranges of
+// every folder above (`.../locks/f:`, `.../locks/d:src/f:`) and the whole range of
+// src/api itself: if any lock in an area that overlaps the claim changed since (a
+// claim, a renewal, a release), the transaction fails and guard judges again. Locks
+// elsewhere in the project never make it retry.
+//
+// A resource lock is `<prefix><project>/resources/<uri, path-escaped>`.
+//
+// The value is JSON: the folder (slash-separated, relative to the project root), the
+// lock file's name as written, the resource URI, and the lock file's body without its
+// fence line. A key's create revision is the lock's fence; its lease, the lifetime.
+package etcd
+
+import (
+	"net/url"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// layout builds the keys of one project.
+type layout struct {
+	base string // <prefix><project>/
+}
+
+func newLayout(prefix, project string) layout {
+	return layout{base: prefix + url.PathEscape(project) + "/"}
+}
+
+func (k layout) locks() string     { return k.base + "locks/" }
+func (k layout) resources() string { return k.base + "resources/" }
+
+// dirPrefix is the range of the locks in dir and below it.
+func (k layout) dirPrefix(dir string) string {
+	var b strings.Builder
+	b.WriteString(k.locks())
+	for _, seg := range segments(dir) {
+		b.WriteString("d:")
+		b.WriteString(seg)
+		b.WriteString("/")
+	}
+	return b.String()
+}
+
+// here is the range of the locks directly in dir.
+func (k layout) here(dir string) string { return k.dirPrefix(dir) + "f:" }
+
+// lockKey is the key of the lock name in dir.
+func (k layout) lockKey(dir, name string) string { return k.here(dir) + strings.ToLower(name) }
+
+func (k layout) resourceKey(uri string) string { return k.resources() + url.PathEscape(uri) }
+
+func segments(dir string) []string {
+	if dir == "" || dir == "." {
+		return nil
+	}
+	return strings.Split(dir, "/")
+}
+
+// maxCompares keeps a claim's transaction within etcd's default limit of operations
+// (128); a deeper folder compares the whole project instead, which is still exact,
+// only retried more often.
+const maxCompares = 100
+
+// overlapping are the compares of a claim of a lock in dir judged at revision since:
+// no lock changed after since in a folder above dir, in dir, or below dir.
+func (k layout) overlapping(dir string, since int64) []clientv3.Cmp {
+	segs := segments(dir)
+	if len(segs)+1 > maxCompares {
+		return []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(k.locks()).WithPrefix(), "<", since+1)}
+	}
+	cmps := make([]clientv3.Cmp, 0, len(segs)+1)
+	for i := range segs {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k.here(strings.Join(segs[:i], "/"))).WithPrefix(), "<", since+1))
+	}
+	return append(cmps, clientv3.Compare(clientv3.ModRevision(k.dirPrefix(dir)).WithPrefix(), "<", since+1))
+}

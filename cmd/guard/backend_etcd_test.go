@@ -1,0 +1,258 @@
+package main
+
+// End-to-end tests of the etcd backend (CONTRACT.md section 10) against real etcd
+// servers (internal/etcdtest: go.etcd.io/etcd/server/v3/embed on 127.0.0.1), driving
+// the built binary in clone directories that stand for two machines.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/guardlocks/guard/internal/etcdtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// etcdProject makes an upstream repository whose .guard.toml names the backend, and
+// n clones of it (no project_id: the clones share their origin URL, so they are one
+// project).
+func etcdProject(t *testing.T, endpoints []string, extra string, n int) []string {
+	t.Helper()
+	if !strings.Contains(extra, "dial_timeout") {
+		// Generous: the machine running the tests may be busy.
+		extra += "dial_timeout = \"10s\"\n"
+	}
+	var eps []string
+	for _, e := range endpoints {
+		eps = append(eps, fmt.Sprintf("%q", e))
+	}
+	cfg := fmt.Sprintf("[backend]\nkind = \"etcd\"\nendpoints = [%s]\n%s", strings.Join(eps, ", "), extra)
+	work := ctRepo(t, map[string]string{".guard.toml": cfg, "src/a.go": "package a\n", "docs/x.md": "x\n"})
+	up := filepath.Join(t.TempDir(), "up.git")
+	ctGit(t, filepath.Dir(up), "clone", "-q", "--bare", work, up)
+	var clones []string
+	for i := range n {
+		c := filepath.Join(t.TempDir(), fmt.Sprintf("clone%d", i))
+		ctGit(t, filepath.Dir(c), "clone", "-q", up, c)
+		clones = append(clones, c)
+	}
+	return clones
+}
+
+func hostEnv(host string) []string {
+	return []string{"GUARD_HOST=" + host, "GUARD_OWNER=agent@" + host}
+}
+
+func TestEtcdTwoClonesRaceForOneLockExactlyOneWinsEachTime(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	type result struct {
+		code   int
+		stderr string
+	}
+	for round := range 100 {
+		var wg sync.WaitGroup
+		res := make([]result, 2)
+		for i, c := range clones {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, stderr, code := ctRun(t, c, hostEnv(fmt.Sprintf("box%d", i)), "", "lock", "src", "--expires", "1h", "--purpose", "race")
+				res[i] = result{code, stderr}
+			}()
+		}
+		wg.Wait()
+		winners := 0
+		for i, r := range res {
+			switch r.code {
+			case 0:
+				winners++
+				_, stderr, code := ctRun(t, clones[i], hostEnv(fmt.Sprintf("box%d", i)), "", "unlock", "src")
+				require.Equal(t, 0, code, "round %d: unlock: %s", round, stderr)
+			case 1:
+				require.Contains(t, r.stderr, "in etcd at ", "round %d: the refusal names the backend", round)
+			default:
+				t.Fatalf("round %d: clone %d exit %d: %s", round, i, r.code, r.stderr)
+			}
+		}
+		require.Equal(t, 1, winners, "round %d: %+v", round, res)
+	}
+}
+
+func TestEtcdLockInOneCloneRefusesEditsAndCIInAFreshClone(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	out, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "src", "--purpose", "parser refactor")
+	require.Equal(t, 0, code, stderr)
+	lockFile := strings.TrimSpace(out)
+	body := ctRead(t, lockFile)
+	assert.Contains(t, body, "backend: etcd\n")
+	assert.Regexp(t, `(?m)^fence: \d{1,6}$`, body, "the fence is the etcd revision, not the microsecond formula")
+
+	// Clone b has no lock file at all: only etcd knows.
+	_, err := os.Stat(filepath.Join(b, "src", "LOCK.txt"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "check", "src/a.go")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "agent@boxa")
+	assert.Contains(t, stderr, "held in etcd at "+cl.Endpoints()[0])
+
+	// A lock of the folder above src is refused too (it would cover src), naming it.
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "lock", ".")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "src/LOCK.txt")
+
+	// A commit of b's that touches src, checked by guard ci in a fresh clone.
+	ctWrite(t, b, "src/a.go", "package a // changed\n")
+	ctGit(t, b, "commit", "-qam", "change src")
+	_, stderr, code = ctRun(t, b, hostEnv("ci"), "", "ci", "--base", "origin/main", "--head", "HEAD")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "src/a.go")
+	assert.Contains(t, stderr, "agent@boxa")
+
+	// docs is free.
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "check", "docs/x.md")
+	assert.Equal(t, 0, code, stderr)
+
+	// Released in a: b may go on.
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "unlock", "src")
+	require.Equal(t, 0, code, stderr)
+	_, err = os.Stat(lockFile)
+	assert.ErrorIs(t, err, os.ErrNotExist, "unlock removes the file too")
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "check", "src/a.go")
+	assert.Equal(t, 0, code, stderr)
+}
+
+func TestEtcdKilledHolderLosesTheLockWhenItsLeaseExpiresAndNotBefore(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	const ttl = 4 * time.Second
+	cmd := exec.Command(guardBin, "run", "--expires", "4s", "src", "--", "sleep", "60")
+	cmd.Dir = a
+	cmd.Env = ctEnv(t, hostEnv("boxa"))
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(a, "src", "LOCK.txt")); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "guard run never took the lock")
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	killed := time.Now()
+	_ = cmd.Wait()
+
+	_, stderr, code := ctRun(t, b, hostEnv("boxb"), "", "lock", "src")
+	require.Equal(t, 1, code, "right after the kill the lease still holds: %s", stderr)
+	var won time.Time
+	for time.Since(killed) < ttl+10*time.Second {
+		_, _, code = ctRun(t, b, hostEnv("boxb"), "", "lock", "src")
+		if code == 0 {
+			won = time.Now()
+			break
+		}
+		require.Equal(t, 1, code)
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.False(t, won.IsZero(), "the lock never came free after the holder died")
+	// The last renewal was at most half the lifetime before the kill, so the lease
+	// ran at least half the lifetime past it.
+	assert.GreaterOrEqual(t, won.Sub(killed), ttl/2-500*time.Millisecond, "freed before the lease could have expired")
+	assert.Contains(t, ctRead(t, filepath.Join(b, "src", "LOCK.txt")), "owner: agent@boxb")
+}
+
+func TestEtcdUnreachableHooksAndChecksFailClosedWithinTheTimeout(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "dial_timeout = \"1s\"\n", 1)
+	a := clones[0]
+	ctWrite(t, a, "src/b.go", "package a\n")
+	ctGit(t, a, "add", "src/b.go")
+	_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "hook", "pre-commit")
+	require.Equal(t, 0, code, stderr)
+
+	cl.Members[0].Stop()
+	start := time.Now()
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "hook", "pre-commit")
+	elapsed := time.Since(start)
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "the lock backend (etcd at "+cl.Endpoints()[0])
+	assert.Contains(t, stderr, "fails closed")
+	assert.Less(t, elapsed, 6*time.Second, "dial_timeout is 1s")
+
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "check", "docs/x.md")
+	assert.Equal(t, 2, code, stderr)
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "lock", "docs")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "cannot be consulted")
+}
+
+func TestEtcdOfflineFilesFallsBackForReadsButNotForClaims(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "offline = \"files\"\ndial_timeout = \"1s\"\n", 1)
+	a := clones[0]
+	ctWrite(t, a, "docs/LOCK.txt", "owner: bob\n"+ctLive+"expires_after: 1h\n")
+	cl.Members[0].Stop()
+	_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "check", "src/a.go")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "offline = \"files\": judged from the lock files alone")
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "check", "docs/x.md")
+	assert.Equal(t, 1, code, "a lock file still refuses: %s", stderr)
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "lock", "src")
+	assert.Equal(t, 2, code, "a claim needs etcd: %s", stderr)
+}
+
+func TestEtcdRenewKeepsTheFenceAndUnlockOfAnotherOwnerIsRefused(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	out, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "src", "--expires", "1h")
+	require.Equal(t, 0, code, stderr)
+	path := strings.TrimSpace(out)
+	fence := fenceOf(t, ctRead(t, path))
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "renew", "src", "--expires", "2h")
+	require.Equal(t, 0, code, stderr)
+	body := ctRead(t, path)
+	assert.Equal(t, fence, fenceOf(t, body))
+	assert.Contains(t, body, "expires_after: 2h")
+	// Again with guard lock: a renewal of the owner's own lock.
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "lock", "src")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "renewed own lock")
+	assert.Equal(t, fence, fenceOf(t, ctRead(t, path)))
+
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "unlock", "src")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "held by agent@boxa in etcd")
+	// --force takes it over with a higher fence.
+	out, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "lock", "src", "--force")
+	require.Equal(t, 0, code, stderr)
+	assert.Greater(t, fenceOf(t, ctRead(t, strings.TrimSpace(out))), fence)
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "check", "src/a.go")
+	assert.Equal(t, 1, code, "a's stale file follows etcd's decision: %s", stderr)
+	assert.Contains(t, stderr, "agent@boxb")
+}
+
+func fenceOf(t *testing.T, body string) int64 {
+	t.Helper()
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, "fence: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatalf("no fence in %q", body)
+	return 0
+}
