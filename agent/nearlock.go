@@ -45,6 +45,12 @@ func (d *decider) searchNear(root string) string {
 	if near := d.refusingLock(root); near != "" {
 		return near
 	}
+	// Locks a backend holds below the root, with no file in this clone.
+	for _, dir := range d.policy.BackendDirsBelow(root) {
+		if near := d.refusingLock(dir); near != "" {
+			return near
+		}
+	}
 	deadline := time.Now().Add(nearLockLimit)
 	cache := openNearCache(d.env, root)
 	stamps := newStamper(root)

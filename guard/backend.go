@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -376,4 +377,28 @@ func LockerFor(env *Env, pb *ProjectBackend) (lockcore.Locker, error) {
 		return nil, fmt.Errorf("%s: [backend] is set, but this guard cannot claim there", pb.Config.Path)
 	}
 	return env.BackendLocker(pb), nil
+}
+
+// BackendDirsBelow are the folders below root (root included) in which a backend
+// holds locks: the agent hook's search for a lock near a command it cannot read
+// lists the files, and asks about these folders too, where a lock may be held from
+// another machine without any file here.
+func (p *Policy) BackendDirsBelow(root string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range p.backendBelow(root, nil) {
+		if !seen[h.lock.Dir] {
+			seen[h.lock.Dir] = true
+			out = append(out, h.lock.Dir)
+		}
+	}
+	if top := p.repoTop(root); top != "" {
+		if v := p.backendFor(top); v != nil && v.err == nil {
+			if rel, ok := v.pb.Rel(root); ok && len(v.byDir[rel]) > 0 && !seen[root] {
+				out = append(out, root)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -28,7 +28,7 @@ func etcdProject(t *testing.T, endpoints []string, extra string, n int) []string
 	t.Helper()
 	if !strings.Contains(extra, "dial_timeout") {
 		// Generous: the machine running the tests may be busy.
-		extra += "dial_timeout = \"10s\"\n"
+		extra = "dial_timeout = \"10s\"\n" + extra
 	}
 	var eps []string
 	for _, e := range endpoints {
@@ -255,4 +255,42 @@ func fenceOf(t *testing.T, body string) int64 {
 	}
 	t.Fatalf("no fence in %q", body)
 	return 0
+}
+
+func TestEtcdAgentHookAndPublishSeeALockHeldFromAnotherMachine(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	// strict: code guard cannot read is asked about near a lock that refuses.
+	clones := etcdProject(t, cl.Endpoints(), "[agent]\nstrict = true\n", 2)
+	a, b := clones[0], clones[1]
+	_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "src", "--purpose", "agent a's area")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "lock", ".", "--scope", "release", "--operations", "registry-upload")
+	require.Equal(t, 0, code, "a's own lock in src does not stop a: %s", stderr)
+	// Publishing from b is refused by a's release lock, which only etcd tells b of.
+	ctWrite(t, b, "package.json", `{"name": "x", "version": "1.0.0"}`)
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "publish", "--", "npm", "publish")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "LOCK.release.txt")
+	assert.Contains(t, stderr, "held in etcd")
+
+	for name, c := range map[string]struct {
+		tool  string
+		input map[string]any
+	}{
+		"a Write into the area":       {"Write", map[string]any{"file_path": filepath.Join(b, "src", "new.go"), "content": "x"}},
+		"a shell write into it":       {"Bash", map[string]any{"command": "echo hi > src/y.go"}},
+		"a command guard cannot read": {"Bash", map[string]any{"command": "python3 -c 'open(\"src/z\", \"w\")'"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, code := ctRun(t, b, hostEnv("boxb"), ctHookInput(t, c.tool, c.input, b, "s1"), "agent-hook", "claude")
+			if code == 2 {
+				assert.Contains(t, errOut, "agent@boxa")
+				return
+			}
+			require.Equal(t, 0, code, errOut)
+			decision, reason := ctDecision(t, out)
+			assert.Contains(t, []string{"deny", "ask"}, decision, out)
+			assert.Contains(t, reason, "agent@boxa")
+		})
+	}
 }

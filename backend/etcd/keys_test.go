@@ -1,0 +1,31 @@
+package etcd
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestKeyLayoutKeepsEachFoldersLocksAndItsSubtreeInTheirOwnRanges(t *testing.T) {
+	k := newLayout("/guard/", "github.com/o/r")
+	assert.Equal(t, "/guard/github.com%2Fo%2Fr/locks/f:lock.txt", k.lockKey("", "LOCK.txt"))
+	assert.Equal(t, "/guard/github.com%2Fo%2Fr/locks/d:src/d:api/f:lock.team.box1.txt", k.lockKey("src/api", "LOCK.team.box1.txt"))
+	assert.Equal(t, "/guard/github.com%2Fo%2Fr/locks/d:src/d:api/", k.dirPrefix("src/api"))
+	assert.Equal(t, "/guard/github.com%2Fo%2Fr/locks/d:src/f:", k.here("src"))
+	assert.Equal(t, "/guard/github.com%2Fo%2Fr/resources/db%3A%2F%2Fstaging", k.resourceKey("db://staging"))
+	// src/api-v2 is not inside src/api's range, nor src/api's locks in src's own.
+	assert.NotContains(t, k.lockKey("src/api-v2", "LOCK.txt"), k.dirPrefix("src/api"))
+	assert.NotContains(t, k.lockKey("src/api", "LOCK.txt"), k.here("src"))
+
+	cmps := k.overlapping("src/api", 41)
+	var keys []string
+	for _, c := range cmps {
+		keys = append(keys, string(c.KeyBytes()))
+	}
+	assert.Equal(t, []string{
+		"/guard/github.com%2Fo%2Fr/locks/f:",
+		"/guard/github.com%2Fo%2Fr/locks/d:src/f:",
+		"/guard/github.com%2Fo%2Fr/locks/d:src/d:api/",
+	}, keys)
+	assert.Len(t, k.overlapping("", 1), 1)
+}
