@@ -12,7 +12,7 @@ func TestKeyLayoutKeepsEachFoldersLocksAndItsSubtreeInTheirOwnRanges(t *testing.
 	assert.Equal(t, "/guard/github.com%2Fo%2Fr/locks/d:src/d:api/f:lock.team.box1.txt", k.lockKey("src/api", "LOCK.team.box1.txt"))
 	assert.Equal(t, "/guard/github.com%2Fo%2Fr/locks/d:src/d:api/", k.dirPrefix("src/api"))
 	assert.Equal(t, "/guard/github.com%2Fo%2Fr/locks/d:src/f:", k.here("src"))
-	assert.Equal(t, "/guard/github.com%2Fo%2Fr/resources/db%3A%2F%2Fstaging", k.resourceKey("db://staging"))
+	assert.Equal(t, "/guard/github.com%2Fo%2Fr/resources/db:%2F%2Fstaging", k.resourceKey("db://staging"))
 	// src/api-v2 is not inside src/api's range, nor src/api's locks in src's own.
 	assert.NotContains(t, k.lockKey("src/api-v2", "LOCK.txt"), k.dirPrefix("src/api"))
 	assert.NotContains(t, k.lockKey("src/api", "LOCK.txt"), k.here("src"))
