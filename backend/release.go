@@ -103,7 +103,7 @@ func Renew(ctx context.Context, pb *guard.ProjectBackend, path, resource, owner,
 		}
 		return cur, true, &guard.UnreachableError{Where: pb.Backend.Where(), Err: err}
 	}
-	file := body + fmt.Sprintf("fence: %d\n", g.Fence())
+	file := fileBody(guard.BackendLock{Body: []byte(body), Fence: g.Fence()})
 	if err := atomicfile.Write(path, []byte(file), 0o644); err != nil {
 		return cur, true, fmt.Errorf("rewriting the lock file %s after renewing it in the backend: %w", path, err)
 	}

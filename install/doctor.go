@@ -35,6 +35,22 @@ type DoctorOptions struct {
 	// for the repository at top ("" for the user's own settings); wired in from the
 	// agent package.
 	AgentProblems func(top string) []string
+	// Backend, when set, reports the lock backend of a repository whose .guard.toml
+	// has one (main wires in package backend); Repair lets it make the lock files
+	// follow the backend (--repair).
+	Backend func(ctx context.Context, env *guard.Env, top string, repair bool) *BackendReport
+	Repair  bool
+}
+
+// BackendReport is what doctor found of a repository's lock backend.
+type BackendReport struct {
+	// Summary is the one line of the text report.
+	Summary string `json:"summary"`
+	// Detail is the backend's own report (its health, the disagreements between its
+	// locks and the files, what --repair did).
+	Detail any `json:"detail"`
+	// Problems make the repository unhealthy.
+	Problems []string `json:"-"`
 }
 
 // DoctorReport is `guard doctor --json`.
@@ -56,7 +72,9 @@ type RepoReport struct {
 	// Bypasses are the entries of the bypass log, as written by the hooks.
 	Bypasses  []json.RawMessage `json:"bypasses"`
 	BypassLog string            `json:"bypass_log"`
-	Problems  []string          `json:"problems"`
+	// Backend is the lock backend's report (null without [backend]).
+	Backend  *BackendReport `json:"backend"`
+	Problems []string       `json:"problems"`
 }
 
 // HookReport is the state of one hook: "installed" (guard's), "missing" or "foreign"
@@ -120,6 +138,12 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 			rr := examine(o.Env, r)
 			if o.AgentProblems != nil && r.Top != "" {
 				rr.Problems = append(rr.Problems, o.AgentProblems(r.Top)...)
+			}
+			if o.Backend != nil && r.Top != "" {
+				if br := o.Backend(ctx, o.Env, r.Top, o.Repair); br != nil {
+					rr.Backend = br
+					rr.Problems = append(rr.Problems, br.Problems...)
+				}
 			}
 			rep.Repositories = append(rep.Repositories, rr)
 		}
@@ -401,6 +425,9 @@ func writeDoctor(w io.Writer, rep DoctorReport) {
 			for _, l := range r.StaleLocks {
 				fmt.Fprintf(w, "    %s (owner %s)\n", l.Path, orNone(l.Owner))
 			}
+		}
+		if r.Backend != nil {
+			fmt.Fprintf(w, "  backend: %s\n", r.Backend.Summary)
 		}
 		fmt.Fprintf(w, "  bypasses: %d (%s)\n", len(r.Bypasses), r.BypassLog)
 		for _, raw := range r.Bypasses {

@@ -294,3 +294,47 @@ func TestEtcdAgentHookAndPublishSeeALockHeldFromAnotherMachine(t *testing.T) {
 		})
 	}
 }
+
+func TestEtcdDoctorReportsDisagreementsAndRepairMakesTheFilesFollow(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	out, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "src", "--purpose", "refactor")
+	require.Equal(t, 0, code, stderr)
+	want := ctRead(t, strings.TrimSpace(out))
+	bFile := filepath.Join(b, "src", "LOCK.txt")
+	handMade := ctWrite(t, b, "docs/LOCK.txt", "owner: carol\n"+ctLive+"expires_after: 1h\n")
+
+	backendOf := func(stdout string) map[string]any {
+		rep := ctObject(t, stdout)
+		repo := rep["repositories"].([]any)[0].(map[string]any)
+		require.NotNil(t, repo["backend"], stdout)
+		return repo["backend"].(map[string]any)["detail"].(map[string]any)
+	}
+	out, _, code = ctRun(t, b, hostEnv("boxb"), "", "doctor", "--json")
+	assert.Equal(t, 1, code)
+	h := backendOf(out)
+	assert.Equal(t, true, h["reachable"])
+	assert.Equal(t, []any{bFile}, h["keys_without_file"])
+	assert.Equal(t, []any{handMade}, h["files_without_key"], "a lock file etcd does not hold is a disagreement")
+
+	out, stderr, _ = ctRun(t, b, hostEnv("boxb"), "", "doctor", "--repair")
+	assert.Contains(t, out, "repaired: wrote "+bFile, stderr)
+	assert.Equal(t, want, ctRead(t, bFile), "the file follows etcd exactly, fence included")
+	assert.FileExists(t, handMade, "a lock etcd never held is never removed")
+
+	// Released in a: b's follower is stale now; --repair removes it.
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "unlock", "src")
+	require.Equal(t, 0, code, stderr)
+	out, _, _ = ctRun(t, b, hostEnv("boxb"), "", "doctor", "--json")
+	assert.Equal(t, []any{handMade, bFile}, backendOf(out)["files_without_key"])
+	out, _, _ = ctRun(t, b, hostEnv("boxb"), "", "doctor", "--repair", "--json")
+	assert.Equal(t, []any{"removed " + bFile}, backendOf(out)["repaired"])
+	assert.NoFileExists(t, bFile)
+
+	cl.Members[0].Stop()
+	out, _, code = ctRun(t, b, hostEnv("boxb"), "", "doctor")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "backend: etcd at "+cl.Endpoints()[0])
+	assert.Contains(t, out, "unreachable")
+}
