@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/guardlocks/guard/guard"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,13 +104,22 @@ func (d *decider) claimPath(p string, seen map[string]bool) (string, error) {
 	return fmt.Sprintf("%s (%s, expires after %s)", got.Path, got.Action, expires), nil
 }
 
-// lease claims spec on guard lock's own path (Policy.ClaimRequest through the lock
-// files' Locker): RESPECT as guard lock asks it, so a lock above, beside or inside
+// lease claims spec on guard lock's own path (Policy.ClaimRequest through the
+// project's Locker: the lock files, or a backend first): RESPECT as guard lock asks it, so a lock above, beside or inside
 // the area stops the claim (the write itself was judged already). The lease is not
 // held by this process beyond the call: it lives on in its file until it expires
 // or agent-release removes it.
 func (d *decider) lease(spec lockcore.Spec) (lockcore.Handle, error) {
-	return lockcore.Files{}.Acquire(context.Background(), d.policy.ClaimRequest(spec, false))
+	// A project with a backend claims there first, as guard lock does.
+	pb, err := guard.SubjectBackend(d.env, d.subject)
+	if err != nil {
+		return nil, err
+	}
+	locker, err := guard.LockerFor(d.env, pb)
+	if err != nil {
+		return nil, err
+	}
+	return locker.Acquire(context.Background(), d.policy.ClaimRequest(spec, false))
 }
 
 func orDash(s string) string {

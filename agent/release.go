@@ -90,6 +90,15 @@ func RunRelease(opts ReleaseOptions) error {
 		if !isLeaseOf(l, owner) {
 			continue
 		}
+		// A lease a backend holds goes there first (its file with it).
+		if found, err := guard.ReleaseHeld(env, l.Path, owner); found || err != nil {
+			if err != nil {
+				res.Errors = append(res.Errors, err.Error())
+			} else {
+				res.Released = append(res.Released, l.Path)
+			}
+			continue
+		}
 		if _, err := lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: owner, Now: now}); err != nil {
 			res.Errors = append(res.Errors, err.Error())
 			continue

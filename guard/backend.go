@@ -402,3 +402,21 @@ func (p *Policy) BackendDirsBelow(root string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ReleaseHeld releases owner's lock at path in the backend of its project, when the
+// project has one and holds that lock: found says whether it did (the lock file is
+// then gone too); otherwise the caller releases the file as without a backend.
+func ReleaseHeld(env *Env, path, owner string) (found bool, err error) {
+	s, err := ResolveSubject(env, filepath.Dir(path), Identity{})
+	if err != nil {
+		return false, err
+	}
+	pb, err := SubjectBackend(env, s)
+	if err != nil || pb == nil {
+		return false, err
+	}
+	if env.BackendRelease == nil {
+		return false, fmt.Errorf("%s: [backend] is set, but this guard cannot release there", pb.Config.Path)
+	}
+	return env.BackendRelease(context.Background(), pb, path, owner)
+}

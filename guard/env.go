@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +52,9 @@ type Env struct {
 	// BackendLocker makes claims in a project with a backend (see LockerFor); main
 	// points it at package backend.
 	BackendLocker func(*ProjectBackend) lockcore.Locker
+	// BackendRelease releases owner's lock at path in pb's backend (see
+	// ReleaseHeld); main points it at package backend.
+	BackendRelease func(ctx context.Context, pb *ProjectBackend, path, owner string) (found bool, err error)
 	// backends are the connections OpenBackend made, one per project.
 	backends *backends
 }

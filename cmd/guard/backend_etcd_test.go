@@ -338,3 +338,26 @@ func TestEtcdDoctorReportsDisagreementsAndRepairMakesTheFilesFollow(t *testing.T
 	assert.Contains(t, out, "backend: etcd at "+cl.Endpoints()[0])
 	assert.Contains(t, out, "unreachable")
 }
+
+func TestEtcdAgentClaimOnWriteIsHeldInEtcdAndReleasedThere(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	in := `{"session_id":"s-7","cwd":"` + b + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` + b + `/docs/new.md","content":""}}`
+	out, stderr, code := ctRun(t, b, hostEnv("boxb"), in, "agent-hook", "claude", "--claim")
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "guard: claimed "+b+"/docs/LOCK.txt (created, expires after 30m)")
+	assert.Contains(t, ctRead(t, filepath.Join(b, "docs", "LOCK.txt")), "backend: etcd\n")
+
+	// The agent's lease reaches the other machine.
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "check", "docs/x.md")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "held by agent@boxb (held in etcd at ")
+
+	out, stderr, code = ctRun(t, b, hostEnv("boxb"), `{"session_id":"s-7","cwd":"`+b+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "claude")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "released "+b+"/docs/LOCK.txt\n", out)
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "check", "docs/x.md")
+	assert.Equal(t, 0, code, stderr)
+}

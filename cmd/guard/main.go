@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/guardlocks/guard/backend"
@@ -50,6 +51,10 @@ func run(args []string) int {
 	// nothing connects.
 	env.OpenBackend = etcd.Open
 	env.BackendLocker = func(pb *guard.ProjectBackend) lockcore.Locker { return &backend.Locker{PB: pb} }
+	env.BackendRelease = func(ctx context.Context, pb *guard.ProjectBackend, path, owner string) (bool, error) {
+		_, found, err := backend.Release(ctx, pb, path, "", owner, false, false, nil)
+		return found, err
+	}
 	defer guard.CloseBackends(env)
 	mod, _ := debug.ReadBuildInfo()
 	root := newRootCmd(env, withModuleInfo(buildInfo{version, commit, date}, mod))
