@@ -64,7 +64,11 @@ func runUnlockAll(o UnlockOptions) error {
 			keep = "it carries a token: guard unlock --token T " + l.Path
 		}
 		if keep == "" {
-			_, err := lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: id.Owner, Now: now})
+			// A lock a backend holds goes there first, its file with it.
+			found, err := guard.ReleaseHeld(env, l.Path, id.Owner)
+			if !found && err == nil {
+				_, err = lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: id.Owner, Now: now})
+			}
 			switch {
 			case err == nil:
 				recordLock(env, guard.EventReleased, l, l.Path, id.Owner, "unlock --all")
