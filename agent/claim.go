@@ -111,7 +111,11 @@ func (d *decider) claimPath(p string, seen map[string]bool) (string, error) {
 // or agent-release removes it.
 func (d *decider) lease(spec lockcore.Spec) (lockcore.Handle, error) {
 	// A project with a backend claims there first, as guard lock does.
-	pb, err := guard.SubjectBackend(d.env, d.subject)
+	subject, err := guard.ResolveSubject(d.env, spec.Dir, guard.Identity{})
+	if err != nil {
+		return nil, err
+	}
+	pb, err := guard.SubjectBackend(d.env, subject)
 	if err != nil {
 		return nil, err
 	}
