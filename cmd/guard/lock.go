@@ -86,8 +86,10 @@ LOCK_FENCE_FILE=<path> for a holder to export. Exit 3: a contested claim lost
 and removed its lock.
 
 --wait DURATION waits for a refusing lock to be released, expire or be pruned,
-then claims: waiters of one lock on this machine claim in the order they started
-waiting. When the wait runs out: exit 1, naming the holder. --resource URI locks
+then claims: waiters for overlapping areas on this machine claim in the order they
+started waiting, and a claim without --wait does not cut in front of them (exit 1
+naming the queue; --force cuts in). When the wait runs out: exit 1, naming the
+holder. --resource URI locks
 a resource that is not a folder (one lock file per resource in the resources
 directory).`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
