@@ -420,3 +420,44 @@ func ReleaseHeld(env *Env, path, owner string) (found bool, err error) {
 	}
 	return env.BackendRelease(context.Background(), pb, path, owner)
 }
+
+// HeldLocks are the folder locks pb's backend holds, as lockcore.Locks at their
+// files' places in pb.Top (HeldIn set), and the revision they were read at: what
+// guard watch and guard serve show of a backend.
+func (pb *ProjectBackend) HeldLocks(ctx context.Context, loc *time.Location) ([]*lockcore.Lock, int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, pb.Timeout())
+	defer cancel()
+	snap, err := pb.Backend.Snapshot(ctx)
+	if err != nil {
+		return nil, 0, &UnreachableError{Where: pb.Backend.Where(), Err: err}
+	}
+	var out []*lockcore.Lock
+	for _, bl := range snap.Locks {
+		if bl.Resource == "" {
+			out = append(out, LockOf(pb.Top, bl, pb.Backend.Where(), loc))
+		}
+	}
+	return out, snap.Revision, nil
+}
+
+// RootBackends are the backends of the projects at the given roots (a root inside a
+// repository whose root .guard.toml has [backend]), one per project: what guard watch
+// and serve follow besides the files. A root without a backend adds nothing; a broken
+// configuration is left to the commands that read it.
+func RootBackends(env *Env, roots []string) []*ProjectBackend {
+	var out []*ProjectBackend
+	seen := map[string]bool{}
+	for _, r := range roots {
+		s, err := ResolveSubject(env, r, Identity{})
+		if err != nil {
+			continue
+		}
+		pb, err := SubjectBackend(env, s)
+		if err != nil || pb == nil || seen[pb.Top] {
+			continue
+		}
+		seen[pb.Top] = true
+		out = append(out, pb)
+	}
+	return out
+}

@@ -47,6 +47,15 @@ type Options struct {
 	// Scanned, when set, receives the result of every full scan: the initial one, the
 	// periodic ones and those asked for.
 	Scanned func(guard.WatchScan)
+	// Backends are the lock backends of the roots' projects ([backend] in
+	// .guard.toml): their locks are watched too, as etcd's watch reports them.
+	Backends []*guard.ProjectBackend
+}
+
+// backendUpdate is what one backend holds now.
+type backendUpdate struct {
+	index int
+	locks []*lockcore.Lock
 }
 
 // snap is what the watcher last saw of one lock file.
@@ -97,6 +106,11 @@ func Run(ctx context.Context, o Options) error {
 		o.Ready()
 	}
 
+	updates := make(chan backendUpdate)
+	for i, pb := range o.Backends {
+		go w.followBackend(ctx, i, pb, updates)
+	}
+
 	rescan := time.NewTicker(o.Rescan)
 	defer rescan.Stop()
 	var events <-chan fsnotify.Event
@@ -125,6 +139,8 @@ func Run(ctx context.Context, o Options) error {
 				w.rereadDir(dir, tree)
 			}
 			clear(dirty)
+		case u := <-updates:
+			_ = w.diff(w.backendState(u.index), backendSnaps(u))
 		case <-rescan.C:
 			w.fullScan("full")
 		case reply := <-o.Scans:
@@ -269,7 +285,13 @@ func (w *watcher) rereadDir(dir string, tree bool) {
 // (and hands Scanned) the result.
 func (w *watcher) fullScan(kind string) guard.WatchScan {
 	start := w.o.Env.Clock.Now()
-	r := w.diff(w.locks, w.scanAll())
+	next := w.scanAll()
+	for k, v := range w.locks {
+		if strings.HasPrefix(k, backendKey) {
+			next[k] = v // the backends' own watch keeps these
+		}
+	}
+	r := w.diff(w.locks, next)
 	r.Type = kind
 	r.Expired = w.expire(w.o.Env.Clock.Now(), true)
 	return w.report(r, start)
@@ -392,5 +414,62 @@ func (w *watcher) emit(name string, l *lockcore.Lock) {
 	ev := guard.LockEvent(name, l)
 	ev.Time = w.o.Env.Clock.Now()
 	ev.Actor = "watch"
+	if l.HeldIn != "" {
+		ev.Detail = "held in " + l.HeldIn
+	}
 	w.o.Emit(ev)
+}
+
+// backendKey starts the state keys of locks held in a backend: a lock held there
+// and its follower file are two entries, each with its own events.
+const backendKey = "backend:"
+
+func backendSnaps(u backendUpdate) map[string]snap {
+	out := make(map[string]snap, len(u.locks))
+	for _, l := range u.locks {
+		out[fmt.Sprintf("%s%d:%s", backendKey, u.index, l.Path)] = snap{lock: l}
+	}
+	return out
+}
+
+// backendState is the part of the state that backend i holds.
+func (w *watcher) backendState(i int) map[string]snap {
+	prefix := fmt.Sprintf("%s%d:", backendKey, i)
+	out := map[string]snap{}
+	for k, v := range w.locks {
+		if strings.HasPrefix(k, prefix) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// followBackend sends what the backend holds, at the start and after every change
+// its watch reports; while it cannot be reached it says so once and tries again.
+func (w *watcher) followBackend(ctx context.Context, i int, pb *guard.ProjectBackend, updates chan<- backendUpdate) {
+	warned := false
+	for ctx.Err() == nil {
+		locks, rev, err := pb.HeldLocks(ctx, w.o.Env.Clock.Now().Location())
+		if err != nil {
+			if !warned {
+				w.o.Warn(err.Error())
+				warned = true
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		}
+		warned = false
+		select {
+		case updates <- backendUpdate{index: i, locks: locks}:
+		case <-ctx.Done():
+			return
+		}
+		if err := pb.Backend.WaitChange(ctx, rev); err != nil && ctx.Err() == nil {
+			time.Sleep(time.Second)
+		}
+	}
 }

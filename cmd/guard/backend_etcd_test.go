@@ -5,6 +5,8 @@ package main
 // the built binary in clone directories that stand for two machines.
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -360,4 +362,57 @@ func TestEtcdAgentClaimOnWriteIsHeldInEtcdAndReleasedThere(t *testing.T) {
 	assert.Equal(t, "released "+b+"/docs/LOCK.txt\n", out)
 	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "check", "docs/x.md")
 	assert.Equal(t, 0, code, stderr)
+}
+
+// guard watch in one clone reports a lock claimed and released from the other, held
+// in etcd only (clone b has no file for it).
+func TestEtcdWatchReportsLocksHeldFromAnotherMachine(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	cmd := exec.Command(guardBin, "watch", "--json", b)
+	cmd.Env = ctEnv(t, hostEnv("boxb"))
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	errPipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 10)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	ready := bufio.NewScanner(errPipe)
+	require.True(t, ready.Scan(), "guard watch said nothing on stderr")
+	go func() {
+		for ready.Scan() {
+		}
+	}()
+	next := func(what string) map[string]any {
+		t.Helper()
+		select {
+		case line := <-lines:
+			var ev map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &ev), line)
+			return ev
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s event within 10 s", what)
+		}
+		return nil
+	}
+	_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "src", "--purpose", "seen from b")
+	require.Equal(t, 0, code, stderr)
+	ev := next("acquired")
+	assert.Equal(t, "acquired", ev["event"])
+	assert.Equal(t, filepath.Join(b, "src", "LOCK.txt"), ev["path"], "shown at its place in the watching clone")
+	assert.Equal(t, "agent@boxa", ev["owner"])
+	assert.Contains(t, ev["detail"], "held in etcd at ")
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "unlock", "src")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "released", next("released")["event"])
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 }

@@ -83,6 +83,7 @@ and removed there) and agents cannot use it. Loopback only; one per state direct
 					}
 					return watch.Run(ctx, watch.Options{
 						Env: env, Roots: roots, SkipDirs: rc.SkipDirs, Scans: scans, Scanned: scanned,
+						Backends: guard.RootBackends(env, rootPaths(roots)),
 						Emit: func(ev guard.Event) {
 							emit(ev)
 							// guard's own commands (the page's too) record their claims and

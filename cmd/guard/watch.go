@@ -12,6 +12,7 @@ import (
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/history"
 	"github.com/guardlocks/guard/internal/cli"
+	"github.com/guardlocks/guard/lockcore"
 	"github.com/guardlocks/guard/watch"
 )
 
@@ -38,7 +39,7 @@ by tools other than guard (lock files without guard's fence), go into the histor
 			defer stop()
 			enc := json.NewEncoder(env.Stdout)
 			return watch.Run(ctx, watch.Options{
-				Env: env, Roots: roots, SkipDirs: rc.SkipDirs,
+				Env: env, Roots: roots, SkipDirs: rc.SkipDirs, Backends: guard.RootBackends(env, rootPaths(roots)),
 				Emit: func(ev guard.Event) {
 					if asJSON {
 						_ = enc.Encode(ev)
@@ -60,4 +61,13 @@ by tools other than guard (lock files without guard's fence), go into the histor
 	cmd.Flags().StringVar(&in.RootsFile, "roots-file", "", "roots file (lock_roots.json)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON event object per line")
 	return cmd
+}
+
+// rootPaths are the roots' folders.
+func rootPaths(roots []lockcore.ScanRoot) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = r.Path
+	}
+	return out
 }
