@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -302,7 +303,7 @@ func (h *Handle) Release(ctx context.Context) error {
 		return nil
 	}
 	err := h.grant.Release(ctx)
-	if _, ferr := lockcore.RemoveIfFence(h.res.Path, h.res.Fence); ferr != nil && err == nil {
+	if _, ferr := lockcore.RemoveIfFence(h.res.Path, h.res.Fence); ferr != nil && !errors.Is(ferr, fs.ErrNotExist) && err == nil {
 		err = ferr
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -58,7 +59,9 @@ func Release(ctx context.Context, pb *guard.ProjectBackend, path, resource, owne
 	if err := g.Release(ctx); err != nil && !errors.Is(err, guard.ErrBackendLost) {
 		return cur, true, &guard.UnreachableError{Where: pb.Backend.Where(), Err: err}
 	}
-	if _, err := lockcore.RemoveIfFence(path, g.Fence()); err != nil {
+	// The file may be missing (a lock claimed on another machine, or in another
+	// resources directory): the key was the lock.
+	if _, err := lockcore.RemoveIfFence(path, g.Fence()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return cur, true, err
 	}
 	return cur, true, nil

@@ -416,3 +416,48 @@ func TestEtcdWatchReportsLocksHeldFromAnotherMachine(t *testing.T) {
 	assert.Equal(t, "released", next("released")["event"])
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 }
+
+func TestEtcdResourceLocksAndWaitingWatchTheKeys(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	// Each run has a HOME of its own, so no two share a resources directory: only
+	// etcd connects them.
+	_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "--resource", "db://staging", "--expires", "1h")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "lock", "--resource", "db://staging")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "agent@boxa")
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "lock", "--resource", "db://other")
+	assert.Equal(t, 0, code, "another resource is free: %s", stderr)
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "unlock", "--resource", "db://staging")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "lock", "--resource", "db://staging")
+	assert.Equal(t, 0, code, stderr)
+
+	// A waiter in b is woken by a's release through etcd's watch.
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "lock", "src", "--expires", "1h")
+	require.Equal(t, 0, code, stderr)
+	waiter := exec.Command(guardBin, "lock", "src", "--wait", "60s")
+	waiter.Dir = b
+	waiter.Env = ctEnv(t, hostEnv("boxb"))
+	var werr strings.Builder
+	waiter.Stderr = &werr
+	require.NoError(t, waiter.Start())
+	done := make(chan error, 1)
+	go func() { done <- waiter.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("the waiter did not wait: %v: %s", err, werr.String())
+	case <-time.After(2 * time.Second):
+	}
+	_, stderr, code = ctRun(t, a, hostEnv("boxa"), "", "unlock", "src")
+	require.Equal(t, 0, code, stderr)
+	select {
+	case err := <-done:
+		require.NoError(t, err, werr.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the waiter was not woken by the release: %s", werr.String())
+	}
+	assert.Contains(t, ctRead(t, filepath.Join(b, "src", "LOCK.txt")), "owner: agent@boxb")
+}
