@@ -461,3 +461,34 @@ func RootBackends(env *Env, roots []string) []*ProjectBackend {
 	}
 	return out
 }
+
+// backendFence confirms with the backend of file's project that the lock file still
+// names the grant of fence: ok without a backend; with one, the backend must hold the
+// lock under that fence (an unreachable backend confirms nothing: fail closed).
+func (p *Policy) backendFence(file, fence string) (why string, ok bool) {
+	dir := filepath.Dir(file)
+	top := p.repoTop(dir)
+	if top == "" {
+		return "", true
+	}
+	v := p.backendFor(top)
+	switch {
+	case v == nil:
+		return "", true
+	case v.err != nil:
+		return v.err.Error(), false
+	}
+	rel, in := v.pb.Rel(dir)
+	if !in {
+		return "", true
+	}
+	for _, bl := range v.byDir[rel] {
+		if strings.EqualFold(bl.Name, filepath.Base(file)) {
+			if fmt.Sprint(bl.Fence) == strings.TrimSpace(fence) {
+				return "", true
+			}
+			return fmt.Sprintf("%s holds this lock under fence %d now", v.pb.Backend.Where(), bl.Fence), false
+		}
+	}
+	return fmt.Sprintf("%s no longer holds this lock (released, or its lease ran out)", v.pb.Backend.Where()), false
+}

@@ -627,10 +627,15 @@ func (p *Policy) fenceBlock(req Request) (Block, bool) {
 		return mk(fmt.Sprintf("LOCK_FENCE_FILE %s lies outside the repository being changed (%s)", file, req.RepoRoot))
 	}
 	state, why := lockcore.FenceStatus(file, req.Fence, p.now, p.loc)
-	if state == lockcore.FenceHeld {
-		return Block{}, false
+	if state != lockcore.FenceHeld {
+		return mk(fmt.Sprintf("fence %s on %s: %s", req.Fence, file, why))
 	}
-	return mk(fmt.Sprintf("fence %s on %s: %s", req.Fence, file, why))
+	// With a backend the file only follows: the grant is etcd's to confirm (a takeover
+	// on another machine leaves this clone's file as it was).
+	if why, ok := p.backendFence(file, req.Fence); !ok {
+		return mk(fmt.Sprintf("fence %s on %s: %s", req.Fence, file, why))
+	}
+	return Block{}, false
 }
 
 func orUnknown(s string) string {

@@ -461,3 +461,25 @@ func TestEtcdResourceLocksAndWaitingWatchTheKeys(t *testing.T) {
 	}
 	assert.Contains(t, ctRead(t, filepath.Join(b, "src", "LOCK.txt")), "owner: agent@boxb")
 }
+
+// A holder that exported its fence is superseded when the lock is taken over on
+// another machine, though its own clone's lock file still carries its fence: etcd,
+// not the file, confirms a grant.
+func TestEtcdFenceOfAHolderSupersededOnAnotherMachineIsRefused(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	out, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "src")
+	require.Equal(t, 0, code, stderr)
+	file := strings.TrimSpace(out)
+	fenceEnv := append(hostEnv("boxa"), fmt.Sprintf("LOCK_FENCE=%d", fenceOf(t, ctRead(t, file))), "LOCK_FENCE_FILE="+file)
+	_, stderr, code = ctRun(t, a, fenceEnv, "", "check", "docs/x.md")
+	require.Equal(t, 0, code, stderr)
+
+	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "lock", "src", "--force")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = ctRun(t, a, fenceEnv, "", "check", "docs/x.md")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "holds this lock under fence")
+	assert.Contains(t, stderr, "you were superseded")
+}
