@@ -483,3 +483,56 @@ func TestEtcdFenceOfAHolderSupersededOnAnotherMachineIsRefused(t *testing.T) {
 	assert.Contains(t, stderr, "holds this lock under fence")
 	assert.Contains(t, stderr, "you were superseded")
 }
+
+// guard run loses its lock when etcd gives it to another machine (--force there), stops
+// its command and exits 5.
+func TestEtcdRunStopsItsCommandWhenEtcdGivesTheLockAway(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	run := exec.Command(guardBin, "run", "--expires", "1h", "--grace", "2s", "src", "--", "sleep", "60")
+	run.Dir = a
+	run.Env = ctEnv(t, hostEnv("boxa"))
+	var rerr lockedBuffer
+	run.Stderr = &rerr
+	require.NoError(t, run.Start())
+	done := make(chan error, 1)
+	go func() { done <- run.Wait() }()
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if strings.Contains(rerr.String(), "guard run: holding") {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "guard run never took the lock: %s", rerr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, stderr, code := ctRun(t, b, hostEnv("boxb"), "", "lock", "src", "--force")
+	require.Equal(t, 0, code, stderr)
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, rerr.String())
+		assert.Equal(t, 5, ee.ExitCode(), rerr.String())
+		assert.Contains(t, rerr.String(), "lock lost")
+	case <-time.After(20 * time.Second):
+		_ = run.Process.Kill()
+		t.Fatalf("guard run did not notice the loss: %s", rerr.String())
+	}
+}
+
+// lockedBuffer is a stderr that a test reads while the process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
