@@ -536,3 +536,23 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TLS with a client certificate, and a password from GUARD_ETCD_PASSWORD; the TLS
+// files are named relative to the .guard.toml.
+func TestEtcdOverTLSWithAuthentication(t *testing.T) {
+	m, files := etcdtest.StartSecure(t, "s3cret")
+	clones := etcdProject(t, []string{m.ClientURL}, "ca = \"tls/ca.pem\"\ncert = \"tls/client.pem\"\nkey = \"tls/client-key.pem\"\nusername = \"root\"\ndial_timeout = \"3s\"\n", 1)
+	a := clones[0]
+	for name, src := range map[string]string{"ca.pem": files.CA, "client.pem": files.Cert, "client-key.pem": files.Key} {
+		ctWrite(t, a, "tls/"+name, ctRead(t, src))
+	}
+	_, stderr, code := ctRun(t, a, append(hostEnv("boxa"), "GUARD_ETCD_PASSWORD=s3cret"), "", "lock", "src")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = ctRun(t, a, append(hostEnv("boxa"), "GUARD_ETCD_PASSWORD=s3cret"), "", "unlock", "src")
+	require.Equal(t, 0, code, stderr)
+
+	_, stderr, code = ctRun(t, a, append(hostEnv("boxa"), "GUARD_ETCD_PASSWORD=wrong"), "", "check", "src/a.go")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "cannot be consulted")
+	assert.Contains(t, stderr, "authentication failed")
+}
