@@ -27,12 +27,16 @@ type JSON struct {
 	Fence     *int64            `json:"fence,omitempty"`
 	Fields    map[string]string `json:"fields"`
 	ReadError string            `json:"read_error,omitempty"`
+	// HeldIn names the lock backend that holds the lock (omitted for a lock known
+	// from its file alone).
+	HeldIn string `json:"held_in,omitempty"`
 }
 
 // ToJSON renders the lock as guard's JSON lock object at now.
 func (l *Lock) ToJSON(now time.Time) JSON {
 	j := JSON{
-		Path: l.Path, Name: l.File, Kind: l.Kind, Scope: l.Scope, Host: l.Name.Host,
+		HeldIn: l.HeldIn,
+		Path:   l.Path, Name: l.File, Kind: l.Kind, Scope: l.Scope, Host: l.Name.Host,
 		Owner: l.Owner, Created: l.Created.Format(time.RFC3339), CreatedSource: l.CreatedSource,
 		Expired: l.Expired(now), Mode: l.Mode, Operations: l.Operations,
 		ReleaseCondition: l.ReleaseCondition, Purpose: l.Purpose, Remaining: l.Remaining(now),

@@ -40,7 +40,10 @@ type Query struct {
 // Options configure a server. History and Stats come from the history package and Watch
 // from the watch package; cmd/guard wires them in.
 type Options struct {
-	Env      *guard.Env
+	Env *guard.Env
+	// Held, when set, returns the locks the roots' lock backends hold (etcd): the
+	// page lists them with the files (main wires them in).
+	Held     func(ctx context.Context) []*lockcore.Lock
 	Roots    []lockcore.ScanRoot
 	SkipDirs []string
 	// RootsInput is how the roots were given (prune and lockdown resolve them again).
@@ -195,7 +198,23 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 
 func (s *Server) scan() []*lockcore.Lock {
 	res := lockcore.Scan(s.o.Roots, lockcore.ScanOptions{SkipDirs: s.o.SkipDirs, Loc: s.o.Env.Clock.Now().Location()})
-	return res.Locks
+	if s.o.Held == nil {
+		return res.Locks
+	}
+	// A lock held in a backend stands for its follower file, and shows where no file
+	// is (a lock claimed on another machine).
+	held := s.o.Held(context.Background())
+	byPath := map[string]bool{}
+	for _, l := range held {
+		byPath[strings.ToLower(l.Path)] = true
+	}
+	out := held
+	for _, l := range res.Locks {
+		if !byPath[strings.ToLower(l.Path)] {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // room is the key of the root holding path: the longest root that contains it.

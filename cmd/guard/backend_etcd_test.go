@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -555,4 +557,26 @@ func TestEtcdOverTLSWithAuthentication(t *testing.T) {
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "cannot be consulted")
 	assert.Contains(t, stderr, "authentication failed")
+}
+
+// guard serve in one clone lists a lock held in etcd from the other, with no file here.
+func TestEtcdServeListsLocksHeldFromAnotherMachine(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", "src", "--purpose", "listed in b")
+	require.Equal(t, 0, code, stderr)
+	base, token := serveWith(t, b, ctEnv(t, hostEnv("boxb")))
+	req, err := http.NewRequest("GET", base+"/api/locks", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), `"path":"`+filepath.Join(b, "src", "LOCK.txt")+`"`)
+	assert.Contains(t, string(body), `"held_in":"etcd at `+cl.Endpoints()[0])
+	assert.Contains(t, string(body), "listed in b")
 }

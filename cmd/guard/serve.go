@@ -12,6 +12,7 @@ import (
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/history"
 	"github.com/guardlocks/guard/internal/cli"
+	"github.com/guardlocks/guard/lockcore"
 	"github.com/guardlocks/guard/watch"
 	"github.com/guardlocks/guard/web"
 )
@@ -55,6 +56,7 @@ and removed there) and agents cannot use it. Loopback only; one per state direct
 			}
 			so := web.ServeOptions{
 				Options: web.Options{Env: env, Roots: roots, SkipDirs: rc.SkipDirs, RootsInput: o.roots,
+					Held: heldLocks(env, guard.RootBackends(env, rootPaths(roots))),
 					Rescan: func(ctx context.Context) (guard.WatchScan, error) {
 						reply := make(chan guard.WatchScan, 1)
 						select {
@@ -121,4 +123,22 @@ and removed there) and agents cannot use it. Loopback only; one per state direct
 	cmd.Flags().StringVar(&o.roots.RootsFile, "roots-file", "", "roots file (lock_roots.json)")
 	cmd.Flags().BoolVar(&o.open, "open", false, "open the page in the system's browser")
 	return cmd
+}
+
+// heldLocks lists what the backends hold (nil without backends); a backend that cannot
+// be reached adds nothing to the list (the watcher warns about it).
+func heldLocks(env *guard.Env, pbs []*guard.ProjectBackend) func(context.Context) []*lockcore.Lock {
+	if len(pbs) == 0 {
+		return nil
+	}
+	return func(ctx context.Context) []*lockcore.Lock {
+		var out []*lockcore.Lock
+		for _, pb := range pbs {
+			locks, _, err := pb.HeldLocks(ctx, env.Clock.Now().Location())
+			if err == nil {
+				out = append(out, locks...)
+			}
+		}
+		return out
+	}
 }
