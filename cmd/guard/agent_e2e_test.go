@@ -61,6 +61,7 @@ func tomlQuote(s string) string {
 func TestRealAgentsObeyTheInstalledHook(t *testing.T) {
 	for _, name := range []string{agente2e.Claude, agente2e.Gemini, agente2e.Codex} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			bin := agente2e.CLI(t, name)
 			t.Logf("driving %s", agente2e.Version(t, bin))
 			home := t.TempDir()
@@ -159,6 +160,7 @@ func TestRealAgentsAnswerAnAsk(t *testing.T) {
 	const command = "touch $DEST/new.txt"
 	for _, name := range []string{agente2e.Claude, agente2e.Gemini, agente2e.Codex} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			bin := agente2e.CLI(t, name)
 			t.Logf("driving %s", agente2e.Version(t, bin))
 			home := t.TempDir()

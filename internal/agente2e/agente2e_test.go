@@ -13,6 +13,7 @@ import (
 func TestFakeModelDrivesTheRealCLIs(t *testing.T) {
 	for _, name := range []string{Claude, Gemini, Codex} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			bin := CLI(t, name)
 			t.Logf("%s: %s", name, Version(t, bin))
 			dir, home := t.TempDir(), t.TempDir()

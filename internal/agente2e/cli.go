@@ -210,7 +210,7 @@ func WriteFile(t testing.TB, path, content string) {
 }
 
 // CodexModel is a model name Codex knows (its tool set and prompts depend on it).
-const CodexModel = "gpt-5.1-codex"
+const CodexModel = "gpt-5.5"
 
 // CodexHome is the CODEX_HOME of a session in home.
 func CodexHome(home string) string { return filepath.Join(home, ".codex") }
