@@ -308,6 +308,12 @@ func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
 	if opts.Agent == Codex {
 		reportCodex(env, opts, res)
 	}
+	if opts.Agent == Gemini && !opts.User && !opts.JSON && res.Action != "removed" && res.Action != "absent" {
+		top := filepath.Dir(filepath.Dir(res.Settings))
+		if ok, trusted := geminiTrusts(env, top); !ok {
+			fmt.Fprintf(env.Stderr, "guard: warning: Gemini CLI reads %s only in a folder it trusts, and %s is not trusted in %s (`gemini --skip-trust` runs without guard's hook there): trust it when Gemini CLI asks, or install for every folder with `guard agent-install gemini --user`\n", res.Settings, top, trusted)
+		}
+	}
 	return nil
 }
 

@@ -187,3 +187,59 @@ func TestRealAgentsAnswerAnAsk(t *testing.T) {
 		})
 	}
 }
+
+// TestRealGeminiRunsProjectHooksOnlyInATrustedFolder: Gemini CLI reads a project's
+// .gemini/settings.json only in a folder the user trusts, and `gemini --skip-trust`
+// runs in an untrusted one without it: the write lands. agent-install and doctor say
+// so; trusting the folder, or the hook in the user's settings, stops the write.
+func TestRealGeminiRunsProjectHooksOnlyInATrustedFolder(t *testing.T) {
+	bin := agente2e.CLI(t, agente2e.Gemini)
+	t.Logf("driving %s", agente2e.Version(t, bin))
+	home := t.TempDir()
+	agente2e.WriteFile(t, filepath.Join(home, ".gemini", "settings.json"), agente2e.GeminiUserSettings)
+	env := []string{"HOME=" + home}
+	repo := ctRepo(t, map[string]string{"locked/a.go": "package a\n"})
+	lock := ctWrite(t, repo, "locked/LOCK.txt", "owner: alice\n"+ctLive)
+	_, errOut, code := ctRun(t, repo, env, "", "agent-install", "gemini")
+	require.Equal(t, 0, code, errOut)
+	settings := filepath.Join(repo, ".gemini", "settings.json")
+	trustFile := filepath.Join(home, ".gemini", "trustedFolders.json")
+	assert.Contains(t, errOut, "warning: Gemini CLI reads "+settings+" only in a folder it trusts, and "+repo+" is not trusted in "+trustFile)
+	out, _, code := ctRun(t, repo, env, "", "doctor", "--json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "gemini reads "+settings+" only in a trusted folder")
+
+	// As a person runs it: no trust from the environment.
+	untrusted := agente2e.Run{Dir: repo, Home: home, Env: []string{"GEMINI_CLI_TRUST_WORKSPACE="}}
+	run := func(args ...string) []string {
+		t.Helper()
+		s := agente2e.NewServer(t, "echo agent > locked/new.txt")
+		res := agente2e.RunGemini(t, s, untrusted, args...)
+		require.NoError(t, res.Err, res.Stderr)
+		return s.ToolResults()
+	}
+	run("--skip-trust")
+	assert.FileExists(t, filepath.Join(repo, "locked", "new.txt"), "gemini ran a project hook in an untrusted folder: the warning may no longer be needed")
+	require.NoError(t, os.Remove(filepath.Join(repo, "locked", "new.txt")))
+
+	// The user trusts the folder.
+	agente2e.WriteFile(t, trustFile, `{"`+repo+`": "TRUST_FOLDER"}`)
+	out, _, _ = ctRun(t, repo, env, "", "doctor", "--json")
+	assert.NotContains(t, out, "gemini reads")
+	results := run()
+	assert.NoFileExists(t, filepath.Join(repo, "locked", "new.txt"))
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0], lock)
+
+	// Or the hook is the user's: it runs in an untrusted folder too.
+	require.NoError(t, os.Remove(trustFile))
+	_, errOut, code = ctRun(t, repo, env, "", "agent-uninstall", "gemini")
+	require.Equal(t, 0, code, errOut)
+	_, errOut, code = ctRun(t, repo, env, "", "agent-install", "gemini", "--user")
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, errOut, "warning")
+	results = run("--skip-trust")
+	assert.NoFileExists(t, filepath.Join(repo, "locked", "new.txt"))
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0], lock)
+}

@@ -16,7 +16,7 @@ import (
 
 func newDoctorCmd(env *guard.Env) *cobra.Command {
 	o := install.DoctorOptions{Env: env, StateMutexes: []string{history.ImportMutexName},
-		AgentProblems: func(top string) []string { return agent.CodexProblems(env, top) }}
+		AgentProblems: func(top string) []string { return agent.AgentProblems(env, top) }}
 	cmd := &cobra.Command{
 		Use:   "doctor [ROOT...] [--json] [--sweep] [--repair]",
 		Short: "Check hooks, the guard binary, stale locks, configuration and bypasses per repository",
