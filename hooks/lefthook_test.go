@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +18,10 @@ const lefthookRecipe = `pre-commit:
   commands:
     guard:
       run: guard hook pre-commit
+pre-merge-commit:
+  commands:
+    guard:
+      run: guard hook pre-merge-commit
 pre-push:
   commands:
     guard:
@@ -103,7 +108,16 @@ func TestLefthookRecipe(t *testing.T) {
 	dir := w.repo()
 	bare := w.remote(dir)
 	w.lefthookInstall(dir, bin, lefthookRecipe)
-	lock(t, dir, "locked/LOCK.txt", "")
+	lockFile := lock(t, dir, "locked/LOCK.txt", "")
+
+	t.Run("doctor sees guard run from lefthook.yml", func(t *testing.T) {
+		r := w.guard(dir, "doctor")
+		assert.Equal(t, 0, r.code, r.stdout)
+		for _, h := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+			assert.Contains(t, r.stdout, h+": managed by lefthook, which runs guard from lefthook.yml "+h+".commands.guard (guard "+guardBin+")")
+		}
+		assert.Contains(t, r.stdout, "\nhealthy\n")
+	})
 
 	t.Run("a commit touching the locked folder is refused and HEAD stays", func(t *testing.T) {
 		head := w.git(dir, "rev-parse", "HEAD")
@@ -113,6 +127,7 @@ func TestLefthookRecipe(t *testing.T) {
 		out := r.stdout + r.stderr
 		assert.Equal(t, 1, r.code, out)
 		assert.Contains(t, out, "guard: refused commit: 1 path(s) blocked")
+		assert.Contains(t, out, "exclusive lock "+lockFile+" held by bob")
 		assert.Contains(t, out, "blocked: "+filepath.Join(dir, "locked", "tracked"))
 		assert.Contains(t, out, `GUARD_BYPASS="<reason>" git commit`)
 		// lefthook reports guard's own exit status: 1 is a refusal, 2 would be an error.
@@ -150,6 +165,59 @@ func TestLefthookRecipe(t *testing.T) {
 		assert.Contains(t, out, `GUARD_BYPASS="<reason>" git push`)
 		assert.Contains(t, out, "exit status 1")
 		assert.Equal(t, before, w.remoteRef(bare, "refs/heads/main"))
+	})
+
+	t.Run("a push of several refs, one into the locked folder, is refused for that ref", func(t *testing.T) {
+		require.NoError(t, os.Remove(lockFile))
+		w.git(dir, "reset", "-q", "--hard", "HEAD~1")
+		w.twoRefsOneIntoLocked(dir)
+		r := w.assertTwoRefPushRefused(dir, bare)
+		assert.Contains(t, r.stdout+r.stderr, "exit status 1")
+	})
+}
+
+func TestDoctorWithLefthook(t *testing.T) {
+	t.Parallel()
+	w, bin := lefthookWorld(t)
+
+	t.Run("a lefthook.yml without guard is a problem", func(t *testing.T) {
+		dir := w.repo()
+		w.lefthookInstall(dir, bin, "pre-commit:\n  commands:\n    lint:\n      run: echo lint\npre-merge-commit:\n  commands:\n    lint:\n      run: echo lint\npre-push:\n  commands:\n    lint:\n      run: echo lint\n")
+		r := w.guard(dir, "doctor")
+		assert.Equal(t, 1, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "pre-commit: foreign (lefthook's hook, which does not run guard)")
+		assert.Contains(t, r.stdout, "problem: pre-commit hook "+filepath.Join(dir, ".git", "hooks", "pre-commit")+
+			" is lefthook's, and it does not run guard: lefthook.yml has no command `guard hook pre-commit`")
+		assert.Contains(t, r.stdout, "lefthook.yml has no command `guard hook pre-push {1} {2}` with `use_stdin: true`")
+	})
+
+	t.Run("the recipe without use_stdin is a problem: guard would check nothing", func(t *testing.T) {
+		dir := w.repo()
+		w.lefthookInstall(dir, bin, strings.Replace(lefthookRecipe, "      use_stdin: true\n", "", 1))
+		r := w.guard(dir, "doctor")
+		assert.Equal(t, 1, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "runs guard in pre-push.commands.guard without `use_stdin: true`, so guard gets no ref lines and checks nothing")
+		assert.Contains(t, r.stdout, "pre-commit: managed by lefthook")
+	})
+
+	t.Run("a hook that cannot find lefthook is a problem: it lets everything through", func(t *testing.T) {
+		dir := w.repo()
+		w.lefthookInstall(dir, bin, lefthookRecipe)
+		// Without LEFTHOOK_BIN, and with the binary the hook recorded out of reach.
+		hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
+		data, err := os.ReadFile(hook)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(hook, []byte(strings.ReplaceAll(string(data), filepath.Dir(filepath.Dir(bin)), "/nonexistent")), 0o755))
+		git, err := exec.LookPath("git")
+		require.NoError(t, err)
+		path := binDir + string(os.PathListSeparator) + filepath.Dir(git)
+		if lookIn(path, "lefthook") != "" {
+			t.Skipf("lefthook is installed next to git (%s): this test needs a PATH without it", filepath.Dir(git))
+		}
+		r := w.run(dir, "", []string{"LEFTHOOK_BIN=", "PATH=" + path}, guardBin, "doctor")
+		assert.Equal(t, 1, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "problem: pre-commit hook: lefthook's pre-commit hook cannot find lefthook")
+		assert.Contains(t, r.stdout, "and then it lets everything through")
 	})
 }
 

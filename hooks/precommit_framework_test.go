@@ -75,6 +75,39 @@ func TestPreCommitFramework(t *testing.T) {
 		assert.Equal(t, head, w.git(dir, "rev-parse", "HEAD"))
 	})
 
+	t.Run("a commit outside the locked folder is made, and doctor sees guard run from the config", func(t *testing.T) {
+		t.Parallel()
+		w, dir, _ := preCommitWorld(t)
+		lock(t, dir, "locked/LOCK.txt", "")
+		head := w.git(dir, "rev-parse", "HEAD")
+		write(t, dir, "free/keep", "free v2\n")
+		w.git(dir, "add", "free/keep")
+		r := w.gitCode(dir, nil, "commit", "-m", "free")
+		require.Equal(t, 0, r.code, r.stdout+r.stderr)
+		assert.Contains(t, r.stdout+r.stderr, "Passed")
+		assert.Equal(t, head, w.git(dir, "rev-parse", "HEAD~1"))
+
+		r = w.guard(dir, "doctor")
+		assert.Equal(t, 0, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "pre-commit: managed by pre-commit, which runs guard from .pre-commit-config.yaml hook guard (guard "+guardBin+")")
+		assert.Contains(t, r.stdout, "pre-merge-commit: managed by pre-commit, which runs guard from .pre-commit-config.yaml hook guard (guard "+guardBin+")")
+		assert.Contains(t, r.stdout, "pre-push: managed by pre-commit, which runs guard from .pre-commit-config.yaml hook guard-pre-push (guard "+guardBin+")")
+	})
+
+	t.Run("doctor: a config without guard's push hook is a problem", func(t *testing.T) {
+		t.Parallel()
+		w, dir, _ := preCommitWorld(t)
+		cfg := filepath.Join(dir, ".pre-commit-config.yaml")
+		data, err := os.ReadFile(cfg)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(data), "  - id: guard-pre-push\n", "", 1)), 0o644))
+		r := w.guard(dir, "doctor")
+		assert.Equal(t, 1, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "pre-push: foreign (pre-commit's hook, which does not run guard)")
+		assert.Contains(t, r.stdout, "is pre-commit's, and it does not run guard: .pre-commit-config.yaml has no guard hook for the push stage")
+		assert.Contains(t, r.stdout, "pre-commit: managed by pre-commit")
+	})
+
 	t.Run("the merge-commit stage refuses a merge into a locked folder", func(t *testing.T) {
 		t.Parallel()
 		w, dir, _ := preCommitWorld(t)
@@ -165,5 +198,74 @@ func TestPreCommitFramework(t *testing.T) {
 		r := w.gitCode(dir, nil, "push", "origin", "main")
 		assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 		assert.True(t, strings.Contains(r.stdout+r.stderr, "PRIVATE.txt is committed"), r.stdout+r.stderr)
+	})
+}
+
+// TestGuardHookKeptAsPreCommitLegacy is the README's other way: `guard install`, then
+// `pre-commit install`, which keeps guard's hook as pre-commit.legacy and runs it
+// before its own hooks.
+func TestGuardHookKeptAsPreCommitLegacy(t *testing.T) {
+	t.Parallel()
+	bin := preCommitBinary(t)
+	w := newWorld(t)
+	w.env = append(w.env, "PRE_COMMIT_HOME="+filepath.Join(t.TempDir(), "pre-commit-cache"))
+	dir := w.repo()
+	bare := w.remote(dir)
+	w.install(dir)
+	write(t, dir, ".pre-commit-config.yaml", "repos: []\n")
+	w.git(dir, "add", ".pre-commit-config.yaml")
+	w.commitNoVerify(dir, "pre-commit config")
+	r := w.run(dir, "", nil, bin, "install")
+	require.Equal(t, 0, r.code, "pre-commit install: %s%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "Running in migration mode with existing hooks at .git/hooks/pre-commit.legacy")
+	hooksDir := filepath.Join(dir, ".git", "hooks")
+	lockFile := lock(t, dir, "locked/LOCK.txt", "")
+
+	t.Run("doctor sees guard run as pre-commit's legacy hook", func(t *testing.T) {
+		r := w.guard(dir, "doctor")
+		assert.Equal(t, 0, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "pre-commit: managed by pre-commit, which runs guard from .git/hooks/pre-commit.legacy (guard's hook, which pre-commit runs before its own) (guard "+guardBin+")")
+		assert.Contains(t, r.stdout, "pre-push: installed (guard "+guardBin+")")
+		assert.Contains(t, r.stdout, "\nhealthy\n")
+	})
+
+	t.Run("a commit into the locked folder is refused by the legacy hook", func(t *testing.T) {
+		head := w.git(dir, "rev-parse", "HEAD")
+		write(t, dir, "locked/tracked", "v2\n")
+		w.git(dir, "add", "locked/tracked")
+		r := w.gitCode(dir, nil, "commit", "-m", "into locked")
+		out := r.stdout + r.stderr
+		assert.Equal(t, 1, r.code, out)
+		assert.Contains(t, out, "exclusive lock "+lockFile+" held by bob")
+		assert.Contains(t, out, "blocked: "+filepath.Join(dir, "locked", "tracked"))
+		assert.Equal(t, head, w.git(dir, "rev-parse", "HEAD"))
+		w.git(dir, "reset", "-q", "HEAD", "locked/tracked")
+		w.git(dir, "checkout", "-q", "--", "locked/tracked")
+	})
+
+	t.Run("a commit outside it is made", func(t *testing.T) {
+		head := w.git(dir, "rev-parse", "HEAD")
+		write(t, dir, "free/keep", "v2\n")
+		w.git(dir, "add", "free/keep")
+		r := w.gitCode(dir, nil, "commit", "-m", "free")
+		require.Equal(t, 0, r.code, r.stdout+r.stderr)
+		assert.Equal(t, head, w.git(dir, "rev-parse", "HEAD~1"))
+	})
+
+	t.Run("a push of several refs, one into the locked folder, is refused by guard's own pre-push", func(t *testing.T) {
+		require.NoError(t, os.Remove(lockFile))
+		w.twoRefsOneIntoLocked(dir)
+		w.assertTwoRefPushRefused(dir, bare)
+	})
+
+	t.Run("a legacy hook that is not executable is a problem: pre-commit skips it", func(t *testing.T) {
+		legacy := filepath.Join(hooksDir, "pre-commit.legacy")
+		require.NoError(t, os.Chmod(legacy, 0o644))
+		defer os.Chmod(legacy, 0o755)
+		r := w.guard(dir, "doctor")
+		assert.Equal(t, 1, r.code, r.stdout)
+		assert.Contains(t, r.stdout, "pre-commit: foreign (pre-commit's hook, which does not run guard)")
+		assert.Contains(t, r.stdout, ".git/hooks/pre-commit.legacy is guard's hook but not executable, so pre-commit skips it")
+		assert.Contains(t, r.stdout, ".pre-commit-config.yaml has no guard hook for the commit stage")
 	})
 }

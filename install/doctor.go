@@ -77,12 +77,21 @@ type RepoReport struct {
 	Problems []string       `json:"problems"`
 }
 
-// HookReport is the state of one hook: "installed" (guard's), "missing" or "foreign"
-// (a hook guard did not write, so guard does not run).
+// HookReport is the state of one hook: "installed" (guard's), "managed" (a hook
+// manager's, which runs guard: Manager and Via say which and from where), "missing"
+// or "foreign" (a hook that does not run guard; Manager names the manager that wrote
+// it, if doctor recognised one, and Why says what is missing).
 type HookReport struct {
 	Name  string `json:"name"`
 	Path  string `json:"path"`
 	State string `json:"state"`
+	// Manager is "husky", "lefthook" or "pre-commit" when one of them wrote the hook.
+	Manager string `json:"manager,omitempty"`
+	// Via are the places the manager runs guard from (a script line, a configuration
+	// entry, the kept legacy hook).
+	Via []string `json:"via,omitempty"`
+	// Why says why a foreign hook does not run guard.
+	Why string `json:"why,omitempty"`
 	// Guard is the guard binary the hook recorded; GuardOK whether the hook can find
 	// a guard binary (the recorded one, else one on PATH: Fallback).
 	Guard    string `json:"guard,omitempty"`
@@ -215,19 +224,31 @@ func examine(env *guard.Env, r gitrun.Repo) RepoReport {
 	problem := func(format string, args ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, args...)) }
 
 	for _, name := range Hooks {
-		h := hookState(env, r.Hooks, name)
-		switch h.State {
-		case "missing":
+		h, more := hookState(env, r.Top, r.Hooks, name)
+		switch st := h.State; {
+		case st == "missing":
 			problem("%s hook is not installed (run `guard install`)", name)
-		case "foreign":
+		case st == "foreign" && h.Manager != "":
+			problem("%s hook %s is %s's, and it does not run guard: %s (see README \"With other hook managers\", or run `guard install`)", name, h.Path, h.Manager, h.Why)
+		case st == "foreign":
 			problem("%s hook %s was not written by guard, so guard does not run (run `guard install`)", name, h.Path)
-		case "installed":
+		case st == "managed":
+			if !executable(h.Path) {
+				problem("%s hook %s is not executable, so git does not run it (run `%s` again)", name, h.Path, reinstallHint(h.Manager, name))
+			}
+			if !h.GuardOK {
+				problem("%s hook: %s runs %s, which is not there: every %s is refused (install guard, or put it on PATH)", name, h.Manager, h.Guard, verb(name))
+			}
+		case st == "installed":
 			if !executable(h.Path) {
 				problem("%s hook %s is not executable, so git does not run it (run `guard install`)", name, h.Path)
 			}
 			if !h.GuardOK {
 				problem("%s hook cannot find guard: %s is gone and none is on PATH (reinstall guard, then `guard install`)", name, h.Guard)
 			}
+		}
+		for _, p := range more {
+			problem("%s hook: %s", name, p)
 		}
 		rep.Hooks = append(rep.Hooks, h)
 	}
@@ -262,7 +283,9 @@ func orNone(s string) string {
 	return s
 }
 
-func hookState(env *guard.Env, dir, name string) HookReport {
+// hookState examines the hook name in the hooks folder dir of the working tree top;
+// it also returns problems a hook manager's hook has besides not running guard.
+func hookState(env *guard.Env, top, dir, name string) (HookReport, []string) {
 	h := HookReport{Name: name, Path: filepath.Join(dir, name)}
 	if _, err := os.Lstat(h.Path + BackupSuffix); err == nil {
 		h.Kept = h.Path + BackupSuffix
@@ -274,11 +297,21 @@ func hookState(env *guard.Env, dir, name string) HookReport {
 		} else {
 			h.State = "missing"
 		}
-		return h
+		return h, nil
 	}
 	if !IsGuardHook(data) {
-		h.State = "foreign"
-		return h
+		m := examineManaged(env, top, h.Path, name, data)
+		h.State, h.Manager = "foreign", m.Manager
+		if len(m.Via) == 0 {
+			h.Why = m.Why
+			return h, nil
+		}
+		h.State, h.Via = "managed", m.Via
+		h.Guard, h.GuardOK, h.Fallback = m.Guard, m.GuardOK, m.Fallback
+		if m.Legacy != "" {
+			h.Kept = m.Legacy
+		}
+		return h, m.Problems
 	}
 	h.State = "installed"
 	h.Guard, _ = RecordedExecutable(data)
@@ -287,7 +320,7 @@ func hookState(env *guard.Env, dir, name string) HookReport {
 	} else if p := lookPath(env, "guard"); p != "" {
 		h.GuardOK, h.Fallback = true, p
 	}
-	return h
+	return h, nil
 }
 
 func executable(p string) bool {
@@ -404,8 +437,20 @@ func writeDoctor(w io.Writer, rep DoctorReport) {
 				line += fmt.Sprintf(" (guard %s)", h.Guard)
 			case h.State == "installed":
 				line += fmt.Sprintf(" (guard %s is gone, none on PATH: the hook refuses everything)", h.Guard)
+			case h.State == "managed":
+				line = fmt.Sprintf("  %s: managed by %s, which runs guard from %s", h.Name, h.Manager, strings.Join(h.Via, " and "))
+				switch {
+				case h.Fallback != "":
+					line += fmt.Sprintf(" (recorded guard %s is gone; using %s from PATH)", h.Guard, h.Fallback)
+				case h.GuardOK:
+					line += fmt.Sprintf(" (guard %s)", h.Guard)
+				default:
+					line += fmt.Sprintf(" (%s is not there: the hook refuses everything)", h.Guard)
+				}
+			case h.State == "foreign" && h.Manager != "":
+				line += fmt.Sprintf(" (%s's hook, which does not run guard)", h.Manager)
 			}
-			if h.Kept != "" {
+			if h.Kept != "" && h.State == "installed" {
 				line += fmt.Sprintf("; runs kept hook %s", filepath.Base(h.Kept))
 			}
 			fmt.Fprintln(w, line)
