@@ -14,21 +14,6 @@ import (
 // rival claims before it decides (LOCK-SYSTEM.md "Contested Locks").
 const DefaultQuarantine = 300 * time.Second
 
-var cloudHints = []string{"onedrive", "dropbox", "google drive", "googledrive", "icloud", "nextcloud", "sharepoint"}
-
-// CloudPathHint reports whether path looks like a cloud-synced folder by its name (the
-// reference's third detection stage; the Windows placeholder attributes do not exist
-// on the systems guard's link-based creation targets).
-func CloudPathHint(path string) bool {
-	p := strings.ToLower(path)
-	for _, h := range cloudHints {
-		if strings.Contains(p, h) {
-			return true
-		}
-	}
-	return false
-}
-
 // LooksLikeAutomation reports whether the caller is an automation rather than a person:
 // LOCK_MASTER_AUTOMATION is 1/true/yes, or any of CI, TF_BUILD, GITHUB_ACTIONS,
 // SCHEDULED_TASK is set, or stdin is not a terminal.
@@ -47,19 +32,20 @@ func LooksLikeAutomation(getenv func(string) string, stdinTTY bool) bool {
 
 // ShouldContest decides whether a fresh claim at path goes through the contest
 // procedure: force (from --contested / --no-contest) decides when set; otherwise only
-// an automation in a cloud-synced folder contests, because the quarantine costs minutes
-// and only pays off where sync delays can hide a rival claim.
+// an automation in a cloud-synced folder (CloudPressure) contests, because the
+// quarantine costs minutes and only pays off where sync delays can hide a rival claim.
 func ShouldContest(path string, force *bool, automation bool) (bool, string) {
 	if force != nil {
 		return *force, "set explicitly"
 	}
-	if !CloudPathHint(path) {
+	cloud, how := CloudPressure(path)
+	if !cloud {
 		return false, "not a cloud-synced folder"
 	}
 	if !automation {
-		return false, "cloud folder, but an interactive caller"
+		return false, "cloud folder (" + how + "), but an interactive caller"
 	}
-	return true, "automation in a cloud-synced folder"
+	return true, "automation in a cloud-synced folder (" + how + ")"
 }
 
 // ContestResult is the outcome of the contest's decision.
