@@ -22,7 +22,7 @@ import (
 // FollowerField marks a lock file written as the follower of a backend's lock: a file
 // with it whose key is gone is stale (the service freed the lock; takeover is its
 // decision, never a race over the file).
-const FollowerField = "backend"
+const FollowerField = guard.FollowerField
 
 // maxMoves bounds how often a claim judges again because an overlapping lock changed
 // between its reading and its transaction.

@@ -298,7 +298,7 @@ func (p *Policy) withBackend(dir string, dl dirLocks) dirLocks {
 		return dl
 	}
 	rel, ok := v.pb.Rel(dir)
-	if !ok || len(v.byDir[rel]) == 0 {
+	if !ok {
 		return dl
 	}
 	locks := make([]*lockcore.Lock, 0, len(dl.locks)+len(v.byDir[rel]))
@@ -308,13 +308,23 @@ func (p *Policy) withBackend(dir string, dl dirLocks) dirLocks {
 		locks = append(locks, LockOf(top, bl, v.pb.Backend.Where(), p.loc))
 	}
 	for _, l := range dl.locks {
-		if !held[strings.ToLower(filepath.Base(l.Path))] {
-			locks = append(locks, l)
+		if held[strings.ToLower(filepath.Base(l.Path))] {
+			continue
 		}
+		if _, follower := l.Fields.Values[FollowerField]; follower {
+			// The file followed a lock etcd no longer holds (released elsewhere, or
+			// its lease ran out): etcd decided, the file is stale.
+			continue
+		}
+		locks = append(locks, l)
 	}
 	dl.locks = locks
 	return dl
 }
+
+// FollowerField marks a lock file written as the follower of a backend's lock (the
+// field "backend: etcd"): such a file whose key is gone is stale.
+const FollowerField = "backend"
 
 // backendBelow are the backend's locks in the folders below root (not root itself)
 // that the walk of root did not list: locks held from another machine in folders

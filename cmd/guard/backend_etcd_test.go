@@ -580,3 +580,27 @@ func TestEtcdServeListsLocksHeldFromAnotherMachine(t *testing.T) {
 	assert.Contains(t, string(body), `"held_in":"etcd at `+cl.Endpoints()[0])
 	assert.Contains(t, string(body), "listed in b")
 }
+
+// unlock --all releases what the owner holds in etcd, also a lock whose folder is not
+// in this clone, and leaves other owners' locks.
+func TestEtcdUnlockAllReleasesTheOwnersKeysWithOrWithoutAFileHere(t *testing.T) {
+	cl := etcdtest.Start(t, 1)
+	clones := etcdProject(t, cl.Endpoints(), "", 2)
+	a, b := clones[0], clones[1]
+	ctMkdir(t, a, "only-in-a")
+	for _, dir := range []string{"src", "only-in-a"} {
+		_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "lock", dir)
+		require.Equal(t, 0, code, stderr)
+	}
+	_, stderr, code := ctRun(t, b, hostEnv("boxb"), "", "lock", "docs")
+	require.Equal(t, 0, code, stderr)
+	// From clone b, as the owner of a's locks: b has neither file.
+	out, stderr, code := ctRun(t, b, hostEnv("boxa"), "", "unlock", "--all", b)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "released "+filepath.Join(b, "only-in-a", "LOCK.txt")+" (held in etcd at ")
+	assert.Contains(t, out, "released "+filepath.Join(b, "src", "LOCK.txt")+" (held in etcd at ")
+	_, stderr, code = ctRun(t, a, hostEnv("boxc"), "", "check", "src/a.go")
+	assert.Equal(t, 0, code, stderr)
+	_, stderr, code = ctRun(t, a, hostEnv("boxc"), "", "check", "docs/x.md")
+	assert.Equal(t, 1, code, "b's own lock stays: %s", stderr)
+}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
@@ -86,6 +88,45 @@ func runUnlockAll(o UnlockOptions) error {
 		}
 		out.Kept = append(out.Kept, KeptLockJSON{Path: l.Path, Reason: keep})
 		fmt.Fprintf(env.Stderr, "guard unlock --all: kept %s (%s)\n", l.Path, keep)
+	}
+	// Locks the owner holds in a backend with no file in this clone (claimed on
+	// another machine, in a folder that is not here).
+	var paths []string
+	for _, r := range roots {
+		paths = append(paths, r.Path)
+	}
+	done := map[string]bool{}
+	for _, p := range out.Released {
+		done[strings.ToLower(p)] = true
+	}
+	for _, k := range out.Kept {
+		done[strings.ToLower(k.Path)] = true
+	}
+	for _, pb := range guard.RootBackends(env, paths) {
+		held, _, err := pb.HeldLocks(context.Background(), now.Location())
+		if err != nil {
+			out.Errors = append(out.Errors, err.Error())
+			fmt.Fprintf(env.Stderr, "guard unlock --all: %v\n", err)
+			continue
+		}
+		for _, l := range held {
+			if l.Owner != id.Owner || done[strings.ToLower(l.Path)] {
+				continue
+			}
+			if l.Kind == lockcore.User || l.ContentUser {
+				out.Kept = append(out.Kept, KeptLockJSON{Path: l.Path, Reason: "a user lock: only a person removes it"})
+				continue
+			}
+			if _, err := guard.ReleaseHeld(env, l.Path, id.Owner); err != nil {
+				out.Errors = append(out.Errors, fmt.Sprintf("%s: %v", l.Path, err))
+				continue
+			}
+			recordLock(env, guard.EventReleased, l, l.Path, id.Owner, "unlock --all")
+			out.Released = append(out.Released, l.Path)
+			if !o.JSON {
+				fmt.Fprintf(env.Stdout, "released %s (held in %s)\n", l.Path, l.HeldIn)
+			}
+		}
 	}
 	if o.JSON {
 		if err := writeJSON(env.Stdout, out); err != nil {
