@@ -21,7 +21,8 @@ func newDoctorCmd(env *guard.Env) *cobra.Command {
 		Use:   "doctor [ROOT...] [--json] [--sweep] [--repair]",
 		Short: "Check hooks, the guard binary, stale locks, configuration and bypasses per repository",
 		Long: "Check each repository (the current one, or those at or below each ROOT): hooks\n" +
-			"installed, missing or foreign; the guard binary the hooks recorded; stale (expired,\n" +
+			"installed (guard's), managed (husky, lefthook or the pre-commit framework, followed to\n" +
+			"a guard call that refuses), missing or foreign; the guard binary the hooks run; stale (expired,\n" +
 			"prunable) locks; .guard.toml problems; the lock backend ([backend]: its health, and\n" +
 			"every disagreement between its locks and the lock files; --repair makes the files\n" +
 			"follow it); the GUARD_BYPASS log; and scratch files (temporary\n" +
