@@ -127,15 +127,19 @@ type ClaudeAnswer struct {
 }
 
 // JudgeBash answers how Claude Code's permission rules and mode would treat command
-// run in cwd (mode is the call's permission_mode, "" for the settings' default). Deny rules are
+// run in cwd (mode is the call's permission_mode, "" for the settings' default);
+// segments are the simple commands guard's reader found in it (nil: read here). Deny rules are
 // tried first, then ask, then allow, as Claude Code evaluates them; what no rule
 // allows is asked about, except in bypassPermissions mode (it runs) and dontAsk mode
 // (it is refused).
-func (r *ClaudeRules) JudgeBash(command, cwd, mode string) ClaudeAnswer {
+func (r *ClaudeRules) JudgeBash(command, cwd, mode string, segments []Segment) ClaudeAnswer {
 	if mode == "" {
 		mode = r.DefaultMode
 	}
-	loose := looseForms(command, cwd)
+	if segments == nil {
+		segments = analyzeBash(command, cwd, "", "", nil).Segments
+	}
+	loose := looseForms(command, segments)
 	for _, list := range []struct {
 		rules []claudeRule
 		d     Decision
@@ -308,14 +312,14 @@ func wildcardRE(content string, loose bool) *regexp.Regexp {
 // each of its parts as written, and every simple command guard's reader finds in it
 // (inside substitutions, subshells and sh -c too), as written and without its
 // wrappers (sudo, timeout, nohup, env, ...).
-func looseForms(command, cwd string) []string {
+func looseForms(command string, segments []Segment) []string {
 	forms := []string{strings.TrimSpace(command)}
 	if parts, _ := strictParts(command); len(parts) > 0 {
 		for _, p := range parts {
 			forms = appendNew(forms, p)
 		}
 	}
-	for _, seg := range analyzeBash(command, cwd, "", "", nil).Segments {
+	for _, seg := range segments {
 		forms = appendNew(forms, seg.Full)
 		forms = appendNew(forms, seg.Text)
 	}

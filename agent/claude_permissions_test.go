@@ -150,7 +150,7 @@ func (p claudeProject) judge(t *testing.T, command, mode string) ClaudeAnswer {
 	t.Helper()
 	rules, err := LoadClaudeRules(ClaudeSettingsFiles(p.env, filepath.Join(p.repo, "sub"), p.managed))
 	require.NoError(t, err)
-	return rules.JudgeBash(command, filepath.Join(p.repo, "sub"), mode)
+	return rules.JudgeBash(command, filepath.Join(p.repo, "sub"), mode, nil)
 }
 
 func TestJudgeBashFollowsClaudeCodesPrecedenceAndModes(t *testing.T) {

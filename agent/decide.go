@@ -37,6 +37,9 @@ type Verdict struct {
 	// UpdatedInput replaces the tool's input (Claude Code's updatedInput): the Bash
 	// command rewritten to run under guard sandbox. nil: the call runs as it came.
 	UpdatedInput json.RawMessage
+	// segments are the simple commands of a shell call as guard's reader found them
+	// (for the agent's own rules, sandbox.go).
+	segments []Segment
 	// AgentRules is set when the decision is the agent's own rules passed on with a
 	// rewrite (sandbox.go), not guard's: only guard's own refusals are recorded in
 	// the history.
@@ -111,6 +114,8 @@ type decider struct {
 	written []string
 	// near caches nearLock's answer.
 	near *string
+	// segments are the shell call's simple commands, handed on in the verdict.
+	segments []Segment
 }
 
 func (d *decider) deny(s string) { d.denies = append(d.denies, s) }
@@ -223,6 +228,7 @@ func identityNote(env *guard.Env) string {
 func (d *decider) shell() {
 	c := d.call
 	a := analyzeBash(c.Command, c.Cwd, d.env.Env("HOME"), d.env.Env("TMPDIR"), d.opts.Classify)
+	d.segments = a.Segments
 	d.unreadable(a)
 	for _, seg := range a.Segments {
 		dir := seg.Dir
@@ -322,7 +328,7 @@ func appendNew(list []string, s string) []string {
 }
 
 func (d *decider) verdict() *Verdict {
-	v := &Verdict{Warnings: d.warnings}
+	v := &Verdict{Warnings: d.warnings, segments: d.segments}
 	switch {
 	case len(d.denies) > 0:
 		v.Decision, v.Reason = Deny, strings.Join(dedupe(d.denies), "\n\n")

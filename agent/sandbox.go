@@ -184,7 +184,7 @@ func sandboxVerdict(env *guard.Env, call *Call, subject *guard.Subject, v *Verdi
 	if err != nil {
 		ans.Why = fmt.Sprintf("guard cannot read Claude Code's permission rules (%v)", err)
 	} else {
-		ans = rules.JudgeBash(call.Command, call.Cwd, call.PermissionMode)
+		ans = rules.JudgeBash(call.Command, call.Cwd, call.PermissionMode, v.segments)
 	}
 	if ans.Decision == Deny {
 		return &Verdict{Decision: Deny, Warnings: v.Warnings, AgentRules: true, Reason: fmt.Sprintf(

@@ -69,6 +69,14 @@ cases = [
          for i in range(40))}), ""),
     ("Bash, glob + brace over d04*, allowed", ["agent-hook", "claude"],
      hook_input("Bash", {"command": "touch d04{1,2}*/new.txt && rm -f d0499/*.tmp"}), ""),
+    # [agent] sandbox: the same commands rewritten into guard sandbox, Claude Code's
+    # settings read and judged (none here: ask).
+    ("Bash, redirect + git, sandboxed, ask", ["agent-hook", "claude", "--sandbox"],
+     hook_input("Bash", {"command": "echo x > d0499/out.txt && git status --short | head"}), "ask"),
+    ("Bash, script of 40 commands, sandboxed, ask", ["agent-hook", "claude", "--sandbox"],
+     hook_input("Bash", {"command": "set -e\n" + "".join(
+         "if [ -f d0499/f%03d.txt ]; then grep -n content d0499/f%03d.txt | sort > d0499/o%03d.txt; fi\n" % (i, i, i)
+         for i in range(40))}), "ask"),
     ("Bash, unreadable near a lock, ask", ["agent-hook", "claude"],
      hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "ask"),
     # The locks' own owner (read from the repository: the hooks bench's locks are
