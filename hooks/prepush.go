@@ -142,7 +142,7 @@ func PushRange(u RefUpdate, remote string, haveRemote bool) []string {
 // frameworkRest.
 //
 // vis (nil: none) is the visibility check that runs after the lock checks (cmd/guard
-// wires in publish.PushVisibility): its refusal is the hook's like any other, with
+// wires in audit.PushVisibility): its refusal is the hook's like any other, with
 // one bypass rule and one record.
 func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin io.Reader, vis Visibility) error {
 	o := outcome{hook: guard.GatePrePush, remote: remote, url: url}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
@@ -143,7 +142,7 @@ func (r *ChoreRecord) add(d ChoreDone) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
 	defer cancel()
-	release, err := filelock.Mutex{Path: recordMutexPath(r.Path), Transient: true}.Lock(ctx)
+	release, err := filelock.Beside(r.Path).Lock(ctx)
 	if err != nil {
 		return err
 	}
@@ -169,13 +168,6 @@ func (r *ChoreRecord) add(d ChoreDone) error {
 // recordWait bounds the wait for another guard process updating the same record (a
 // read and a write: milliseconds, unless that process is stopped).
 const recordWait = 10 * time.Second
-
-// recordMutexPath is the mutex serialising updates of the record at path: a dot
-// file beside it that exists only while held.
-func recordMutexPath(path string) string {
-	dir, base := filepath.Split(path)
-	return filepath.Join(dir, "."+strings.TrimPrefix(base, ".")+".mutex")
-}
 
 // ChoreResult is the outcome of one chore.
 type ChoreResult struct {

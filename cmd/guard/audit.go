@@ -3,8 +3,9 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/audit"
+	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/publish"
 )
 
 func newAuditCmd(env *guard.Env) *cobra.Command {
@@ -21,7 +22,7 @@ func newAuditCmd(env *guard.Env) *cobra.Command {
 }
 
 func newAuditGitHubCmd(env *guard.Env) *cobra.Command {
-	opts := publish.AuditOptions{Env: env, RateLimitWait: publish.DefaultRateLimitWait}
+	opts := audit.Options{Env: env, RateLimitWait: github.DefaultRateLimitWait}
 	cmd := &cobra.Command{
 		Use:   "github [ROOT...]",
 		Short: "Compare each GitHub repository's visibility with the markers of its local clones",
@@ -34,7 +35,7 @@ when the audit is incomplete. Token: GH_TOKEN, else GITHUB_TOKEN.`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Roots = args
-			return publish.RunAudit(cmd.Context(), opts)
+			return audit.Run(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()

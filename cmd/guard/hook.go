@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/audit"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/hooks"
-	"github.com/guardlocks/guard/publish"
 )
 
 // newHookCmd is what the installed git hooks run.
@@ -55,10 +55,10 @@ func newHookCmd(env *guard.Env) *cobra.Command {
 				if len(args) > 1 {
 					url = args[1]
 				}
-				// The visibility check is publish's; hooks gets it as a function value
+				// The visibility check is audit's; hooks gets it as a function value
 				// (siblings never import each other).
 				vis := func(ctx context.Context, top, commonDir, url string) (string, error) {
-					return publish.PushVisibility(ctx, publish.VisibilityOptions{Env: env, Dir: top, GitCommonDir: commonDir, RemoteURL: url})
+					return audit.PushVisibility(ctx, audit.VisibilityOptions{Env: env, Dir: top, GitCommonDir: commonDir, RemoteURL: url})
 				}
 				return hooks.RunPrePush(cmd.Context(), env, remote, url, env.Stdin, vis)
 			},

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -84,6 +86,13 @@ type Mutex struct {
 	// on the new one. Without it the file stays (every waiter must lock the same
 	// file, and some files, such as a team lock's .guard, are meant to stay).
 	Transient bool
+}
+
+// Beside returns the transient Mutex that serialises the updates of the file at path:
+// .<name>.mutex in the same folder, a dot file that exists only while held.
+func Beside(path string) Mutex {
+	dir, base := filepath.Split(path)
+	return Mutex{Path: filepath.Join(dir, "."+strings.TrimPrefix(base, ".")+".mutex"), Transient: true}
 }
 
 // Lock takes the mutex, waiting while another process holds it until ctx is done

@@ -1,4 +1,9 @@
-package publish
+// Package github is guard's client of the GitHub REST API (github.com, or an
+// Enterprise server): the token and API base a command uses, rate limits waited out
+// within a budget, the repositories of an owner, one repository's visibility, and the
+// names a git remote gives a hosted repository (URLs and ssh host aliases). What a
+// visibility means against the markers is guard's decision, not this package's.
+package github
 
 import (
 	"context"
@@ -10,13 +15,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v62/github"
+	gogithub "github.com/google/go-github/v62/github"
 
 	"github.com/guardlocks/guard/guard"
 )
 
-// DefaultGitHubAPIURL is the API base of github.com.
-const DefaultGitHubAPIURL = "https://api.github.com/"
+// DefaultAPIURL is the API base of github.com.
+const DefaultAPIURL = "https://api.github.com/"
 
 // DefaultRateLimitWait bounds how long one audit waits out GitHub's rate limits in
 // total before it gives up and reports itself incomplete.
@@ -31,17 +36,17 @@ const (
 	VisibilityNotPublic = guard.VisibilityNotPublic
 )
 
-// GitHubToken returns the API token: GH_TOKEN, else GITHUB_TOKEN (as gh does).
-func GitHubToken(env *guard.Env) string {
+// Token returns the API token: GH_TOKEN, else GITHUB_TOKEN (as gh does).
+func Token(env *guard.Env) string {
 	if t := strings.TrimSpace(env.Env("GH_TOKEN")); t != "" {
 		return t
 	}
 	return strings.TrimSpace(env.Env("GITHUB_TOKEN"))
 }
 
-// GitHubAPIURL picks the API base: the flag, else GITHUB_API_URL, else .guard.toml
+// APIURL picks the API base: the flag, else GITHUB_API_URL, else .guard.toml
 // (cfg may be nil), else github.com's.
-func GitHubAPIURL(env *guard.Env, flag string, cfg *guard.Config) string {
+func APIURL(env *guard.Env, flag string, cfg *guard.Config) string {
 	if flag != "" {
 		return flag
 	}
@@ -51,7 +56,7 @@ func GitHubAPIURL(env *guard.Env, flag string, cfg *guard.Config) string {
 	if cfg != nil && cfg.GitHubAPIURL() != "" {
 		return cfg.GitHubAPIURL()
 	}
-	return DefaultGitHubAPIURL
+	return DefaultAPIURL
 }
 
 // apiBases returns the API base URLs to try for apiURL, in order. github.com's API
@@ -60,8 +65,8 @@ func GitHubAPIURL(env *guard.Env, flag string, cfg *guard.Config) string {
 // given (a proxy, a test server): that is the second candidate, tried when the first
 // answers 404 on first contact.
 func apiBases(apiURL string) ([]string, error) {
-	if apiURL == "" || sameURL(apiURL, DefaultGitHubAPIURL) {
-		return []string{DefaultGitHubAPIURL}, nil
+	if apiURL == "" || sameURL(apiURL, DefaultAPIURL) {
+		return []string{DefaultAPIURL}, nil
 	}
 	u, err := url.Parse(apiURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -81,8 +86,8 @@ func apiBases(apiURL string) ([]string, error) {
 
 // newClientAt builds a go-github client for the API at base (used as given) with
 // token (none when empty). httpClient may be nil.
-func newClientAt(base, token string, httpClient *http.Client) (*github.Client, error) {
-	c := github.NewClient(httpClient)
+func newClientAt(base, token string, httpClient *http.Client) (*gogithub.Client, error) {
+	c := gogithub.NewClient(httpClient)
 	if token != "" {
 		c = c.WithAuthToken(token)
 	}
@@ -94,23 +99,26 @@ func newClientAt(base, token string, httpClient *http.Client) (*github.Client, e
 	return c, nil
 }
 
-// apiClient is a go-github client that waits out rate limits and settles, on first
+// Client is a go-github client that waits out rate limits and settles, on first
 // contact, which of the candidate API bases the server answers under.
-type apiClient struct {
-	gh         *github.Client
-	wait       *rateWaiter
+type Client struct {
+	gh         *gogithub.Client
+	wait       *RateWaiter
 	bases      []string
 	token      string
 	httpClient *http.Client
 	settled    bool
 }
 
-func newAPIClient(apiURL, token string, httpClient *http.Client, wait *rateWaiter) (*apiClient, error) {
+// NewClient returns a client of the API at apiURL with token (none when empty),
+// waiting out rate limits through wait (which it also uses to start a fresh client
+// after each wait). httpClient may be nil.
+func NewClient(apiURL, token string, httpClient *http.Client, wait *RateWaiter) (*Client, error) {
 	bases, err := apiBases(apiURL)
 	if err != nil {
 		return nil, err
 	}
-	c := &apiClient{wait: wait, bases: bases, token: token, httpClient: httpClient, settled: len(bases) == 1}
+	c := &Client{wait: wait, bases: bases, token: token, httpClient: httpClient, settled: len(bases) == 1}
 	if c.gh, err = newClientAt(bases[0], token, httpClient); err != nil {
 		return nil, err
 	}
@@ -127,8 +135,8 @@ func newAPIClient(apiURL, token string, httpClient *http.Client, wait *rateWaite
 
 // do runs call against the client, waiting out rate limits. Until some call gets an
 // answer from the REST API, a 404 is retried on the other candidate base.
-func (c *apiClient) do(ctx context.Context, call func(gh *github.Client) (*github.Response, error)) (*github.Response, error) {
-	resp, err := c.wait.do(ctx, func() (*github.Response, error) { return call(c.gh) })
+func (c *Client) do(ctx context.Context, call func(gh *gogithub.Client) (*gogithub.Response, error)) (*gogithub.Response, error) {
+	resp, err := c.wait.do(ctx, func() (*gogithub.Response, error) { return call(c.gh) })
 	if c.settled {
 		return resp, err
 	}
@@ -143,7 +151,7 @@ func (c *apiClient) do(ctx context.Context, call func(gh *github.Client) (*githu
 	if aerr != nil {
 		return resp, err
 	}
-	resp2, err2 := c.wait.do(ctx, func() (*github.Response, error) { return call(alt) })
+	resp2, err2 := c.wait.do(ctx, func() (*gogithub.Response, error) { return call(alt) })
 	if !apiAnswered(err2) {
 		return resp, err // 404 on both: a real "not found", or still undecided
 	}
@@ -175,20 +183,24 @@ func WebHost(apiURL string) string {
 	return h
 }
 
-// rateWaiter waits out GitHub's rate limits within a total budget.
-type rateWaiter struct {
-	budget time.Duration
+// RateWaiter waits out GitHub's rate limits within a total budget. Its zero Budget
+// waits for nothing: a rate limit is then a *RateLimitedError at once.
+type RateWaiter struct {
+	// Budget bounds the total time spent waiting.
+	Budget time.Duration
+	// Now is the clock the limits' reset times are compared with.
+	Now func() time.Time
+	// Sleep waits for a duration or until the context ends (SleepContext).
+	Sleep func(context.Context, time.Duration) error
+	// Notify, when set, is told before each wait.
+	Notify func(wait, budget time.Duration)
 	spent  time.Duration
-	now    func() time.Time
-	sleep  func(context.Context, time.Duration) error
-	// afterWait runs after each wait (apiClient starts a fresh client there).
+	// afterWait runs after each wait (Client starts a fresh client there).
 	afterWait func()
-	// notify, when set, is told before each wait.
-	notify func(wait, budget time.Duration)
 }
 
-// sleepContext waits for d or until ctx ends.
-func sleepContext(ctx context.Context, d time.Duration) error {
+// SleepContext waits for d or until ctx ends.
+func SleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -207,11 +219,11 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 // X-RateLimit-Reset; secondary limits say Retry-After, or nothing (then GitHub's
 // documentation asks for at least a minute).
 func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
-	var rle *github.RateLimitError
+	var rle *gogithub.RateLimitError
 	if errors.As(err, &rle) {
 		return untilReset(rle.Rate.Reset.Time, now), true
 	}
-	var are *github.AbuseRateLimitError
+	var are *gogithub.AbuseRateLimitError
 	if errors.As(err, &are) {
 		if are.RetryAfter != nil {
 			return max(*are.RetryAfter, 0), true
@@ -220,7 +232,7 @@ func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
 	}
 	// go-github recognises a 403 with X-RateLimit-Remaining: 0 or a secondary-limit
 	// documentation URL; GitHub also answers 429, and a 403 with Retry-After.
-	var er *github.ErrorResponse
+	var er *gogithub.ErrorResponse
 	if !errors.As(err, &er) || er.Response == nil {
 		return 0, false
 	}
@@ -269,23 +281,23 @@ func (e *RateLimitedError) Error() string {
 func (e *RateLimitedError) Unwrap() error { return e.Err }
 
 // do runs call, waiting out rate limits while the budget lasts.
-func (w *rateWaiter) do(ctx context.Context, call func() (*github.Response, error)) (*github.Response, error) {
+func (w *RateWaiter) do(ctx context.Context, call func() (*gogithub.Response, error)) (*gogithub.Response, error) {
 	for {
 		resp, err := call()
 		if err == nil {
 			return resp, nil
 		}
-		d, limited := rateLimitWait(err, w.now())
+		d, limited := rateLimitWait(err, w.Now())
 		if !limited {
 			return resp, err
 		}
-		if w.spent+d > w.budget {
+		if w.spent+d > w.Budget {
 			return resp, &RateLimitedError{Wait: d, Waited: w.spent, Err: err}
 		}
-		if w.notify != nil {
-			w.notify(d, w.budget)
+		if w.Notify != nil {
+			w.Notify(d, w.Budget)
 		}
-		if serr := w.sleep(ctx, d); serr != nil {
+		if serr := w.Sleep(ctx, d); serr != nil {
 			return resp, fmt.Errorf("waiting out the GitHub rate limit: %w", serr)
 		}
 		w.spent += d
@@ -307,18 +319,18 @@ func apiAnswered(err error) bool {
 	if err == nil {
 		return true
 	}
-	var rle *github.RateLimitError
-	var are *github.AbuseRateLimitError
+	var rle *gogithub.RateLimitError
+	var are *gogithub.AbuseRateLimitError
 	if errors.As(err, &rle) || errors.As(err, &are) {
 		return true
 	}
-	var er *github.ErrorResponse
+	var er *gogithub.ErrorResponse
 	return errors.As(err, &er) && er.Message != "" && statusCode(err) != http.StatusNotFound
 }
 
 // statusCode returns the HTTP status of a go-github error (0 when there is none).
 func statusCode(err error) int {
-	var er *github.ErrorResponse
+	var er *gogithub.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		return er.Response.StatusCode
 	}

@@ -1,4 +1,4 @@
-package publish
+package github
 
 import (
 	"net/url"

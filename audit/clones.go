@@ -1,4 +1,4 @@
-package publish
+package audit
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5"
+
+	"github.com/guardlocks/guard/github"
 )
 
 // CloneRoot is one directory tree to search for local clones, to a bounded depth
@@ -26,7 +28,7 @@ var defaultSkipDirs = []string{"node_modules", ".venv", "venv", "__pycache__", "
 // Clone is a local working tree and the hosted repositories its remotes name.
 type Clone struct {
 	Path string
-	Keys []RepoKey
+	Keys []github.RepoKey
 }
 
 // FindClones walks the roots for git working trees (a directory holding .git, a
@@ -109,7 +111,7 @@ func readClone(dir string) (Clone, error) {
 	c := Clone{Path: dir}
 	for _, rm := range remotes {
 		for _, u := range rm.Config().URLs {
-			if k, ok := ParseRemoteURL(u); ok && !slices.Contains(c.Keys, k) {
+			if k, ok := github.ParseRemoteURL(u); ok && !slices.Contains(c.Keys, k) {
 				c.Keys = append(c.Keys, k)
 			}
 		}

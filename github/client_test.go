@@ -1,4 +1,4 @@
-package publish
+package github
 
 import (
 	"testing"
@@ -26,7 +26,7 @@ func TestGitHubTokenAndAPIURLFollowTheirPrecedence(t *testing.T) {
 	}
 	for _, tc := range tokens {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, GitHubToken(envOf(tc.vars)))
+			assert.Equal(t, tc.want, Token(envOf(tc.vars)))
 		})
 	}
 
@@ -42,11 +42,11 @@ func TestGitHubTokenAndAPIURLFollowTheirPrecedence(t *testing.T) {
 		{"the flag wins over the environment and the config", "https://flag.example.com", map[string]string{"GITHUB_API_URL": "https://env.example.com"}, cfg, "https://flag.example.com"},
 		{"GITHUB_API_URL wins over the config", "", map[string]string{"GITHUB_API_URL": "https://env.example.com"}, cfg, "https://env.example.com"},
 		{"the config is used when nothing else says", "", map[string]string{}, cfg, "https://ghe.example.com/api/v3"},
-		{"without anything it is github.com's API", "", map[string]string{}, nil, DefaultGitHubAPIURL},
+		{"without anything it is github.com's API", "", map[string]string{}, nil, DefaultAPIURL},
 	}
 	for _, tc := range urls {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, GitHubAPIURL(envOf(tc.vars), tc.flag, tc.cfg))
+			assert.Equal(t, tc.want, APIURL(envOf(tc.vars), tc.flag, tc.cfg))
 		})
 	}
 }

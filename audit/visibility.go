@@ -1,9 +1,8 @@
-package publish
+package audit
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v62/github"
-
+	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/atomicfile"
 	"github.com/guardlocks/guard/internal/filelock"
@@ -24,6 +22,10 @@ const DefaultVisibilityTimeout = 2 * time.Second
 
 // VisibilityCacheTTL is how long a learnt visibility is trusted.
 const VisibilityCacheTTL = time.Hour
+
+// cacheWait bounds the wait for another push updating the cache (a read and a write:
+// milliseconds, unless that process is stopped).
+const cacheWait = 10 * time.Second
 
 // VisibilityOptions are the inputs of the pre-push visibility check.
 type VisibilityOptions struct {
@@ -58,7 +60,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	if len(markers.Private) == 0 {
 		return "", nil
 	}
-	key, ok := ParseRemoteURL(opts.RemoteURL)
+	key, ok := github.ParseRemoteURL(opts.RemoteURL)
 	if !ok {
 		return "", nil
 	}
@@ -66,7 +68,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	if home == "" {
 		home = env.Env("USERPROFILE")
 	}
-	key, _ = resolveAlias(key, loadSSHHostAliases(home))
+	key, _ = github.ResolveAlias(key, github.LoadSSHHostAliases(home))
 	subject, err := guard.ResolveSubject(env, opts.Dir, guard.Identity{})
 	cfg := subject.Config
 	if err != nil {
@@ -75,8 +77,8 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	// The API that answers for the remote: GITHUB_API_URL or api_url when set (an
 	// Enterprise server, or a stand-in for github.com's API), else github.com's.
 	// Remotes on any other host are not GitHub repositories guard knows of.
-	apiURL := GitHubAPIURL(env, "", cfg)
-	if key.Host() != WebHost(apiURL) && key.Host() != "github.com" {
+	apiURL := github.APIURL(env, "", cfg)
+	if key.Host() != github.WebHost(apiURL) && key.Host() != "github.com" {
 		return "", nil
 	}
 	full := key.Owner() + "/" + key.Name()
@@ -99,7 +101,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 			timeout = DefaultVisibilityTimeout
 		}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
-		vis, reason = fetchVisibility(tctx, apiURL, GitHubToken(env), opts.HTTPClient, env, key)
+		vis, reason = github.FetchVisibility(tctx, apiURL, github.Token(env), opts.HTTPClient, env, key)
 		cancel()
 		if vis != "" {
 			writeVisibilityCache(cachePath, key, vis, now)
@@ -125,7 +127,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	return "", nil
 }
 
-func publicRefusal(private *guard.Marker, key RepoKey, full string) string {
+func publicRefusal(private *guard.Marker, key github.RepoKey, full string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pre-push refused: %s is PUBLIC on %s, but %s says this project must not be published.\n", full, key.Host(), private.Path)
 	if c := strings.TrimSpace(private.Content); c != "" {
@@ -139,42 +141,9 @@ func publicRefusal(private *guard.Marker, key RepoKey, full string) string {
 	return b.String()
 }
 
-// fetchVisibility asks the API for the repository. It returns the visibility, or ""
-// and the reason it could not learn it.
-func fetchVisibility(ctx context.Context, apiURL, token string, hc *http.Client, env *guard.Env, key RepoKey) (string, string) {
-	// A push never waits out a rate limit: zero budget.
-	client, err := newAPIClient(apiURL, token, hc, &rateWaiter{now: env.Clock.Now, sleep: sleepContext})
-	if err != nil {
-		return "", err.Error()
-	}
-	var repo *github.Repository
-	_, err = client.do(ctx, func(gh *github.Client) (*github.Response, error) {
-		var resp *github.Response
-		var err error
-		repo, resp, err = gh.Repositories.Get(ctx, key.Owner(), key.Name())
-		return resp, err
-	})
-	switch {
-	case err == nil:
-		return repoOf(repo).Visibility, ""
-	case statusCode(err) == http.StatusNotFound:
-		return VisibilityNotPublic, ""
-	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
-		return "", "no answer from " + apiURL + " in time"
-	}
-	var rl *RateLimitedError
-	if errors.As(err, &rl) {
-		return "", "GitHub's rate limit is exhausted"
-	}
-	if code := statusCode(err); code != 0 {
-		return "", fmt.Sprintf("GitHub answered %d %s", code, http.StatusText(code))
-	}
-	return "", err.Error()
-}
-
 // visibilityCache is guard/visibility.json in the git directory.
 type visibilityCache struct {
-	Entries map[RepoKey]visibilityEntry `json:"entries"`
+	Entries map[github.RepoKey]visibilityEntry `json:"entries"`
 }
 
 type visibilityEntry struct {
@@ -183,20 +152,20 @@ type visibilityEntry struct {
 }
 
 func loadVisibilityCache(path string) visibilityCache {
-	c := visibilityCache{Entries: map[RepoKey]visibilityEntry{}}
+	c := visibilityCache{Entries: map[github.RepoKey]visibilityEntry{}}
 	if path == "" {
 		return c
 	}
 	if data, err := os.ReadFile(path); err == nil {
 		// A damaged cache is just a cold one.
 		if json.Unmarshal(data, &c) != nil || c.Entries == nil {
-			c.Entries = map[RepoKey]visibilityEntry{}
+			c.Entries = map[github.RepoKey]visibilityEntry{}
 		}
 	}
 	return c
 }
 
-func readVisibilityCache(path string, key RepoKey, now time.Time) (string, bool) {
+func readVisibilityCache(path string, key github.RepoKey, now time.Time) (string, bool) {
 	e, ok := loadVisibilityCache(path).Entries[key]
 	if !ok || e.Visibility == "" || now.Before(e.CheckedAt) || now.Sub(e.CheckedAt) > VisibilityCacheTTL {
 		return "", false
@@ -207,16 +176,16 @@ func readVisibilityCache(path string, key RepoKey, now time.Time) (string, bool)
 // writeVisibilityCache records an answer, under the cache's mutex so that a
 // concurrent push's answer is kept. Failing to cache only costs a request next time,
 // so errors are dropped.
-func writeVisibilityCache(path string, key RepoKey, vis string, now time.Time) {
+func writeVisibilityCache(path string, key github.RepoKey, vis string, now time.Time) {
 	if path == "" {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), recordWait)
+	ctx, cancel := context.WithTimeout(context.Background(), cacheWait)
 	defer cancel()
-	release, err := filelock.Mutex{Path: recordMutexPath(path), Transient: true}.Lock(ctx)
+	release, err := filelock.Beside(path).Lock(ctx)
 	if err != nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package publish
+package audit
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -42,13 +43,13 @@ func testEnv(dir string, vars map[string]string) (*guard.Env, *bytes.Buffer, *by
 	}, &out, &errb
 }
 
-func runAudit(t *testing.T, dir string, vars map[string]string, opts AuditOptions) auditRun {
+func runAudit(t *testing.T, dir string, vars map[string]string, opts Options) auditRun {
 	t.Helper()
 	env, out, errb := testEnv(dir, vars)
 	var r auditRun
 	opts.Env = env
 	opts.Sleep = func(_ context.Context, d time.Duration) error { r.sleeps = append(r.sleeps, d); return nil }
-	err := RunAudit(context.Background(), opts)
+	err := Run(context.Background(), opts)
 	if err != nil {
 		var ee *guard.ExitError
 		if !assert.ErrorAs(t, err, &ee) || ee.Err != nil {
@@ -82,16 +83,16 @@ func runGit(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func decodeReport(t *testing.T, s string) AuditReport {
+func decodeReport(t *testing.T, s string) Report {
 	t.Helper()
-	var rep AuditReport
+	var rep Report
 	require.NoError(t, json.Unmarshal([]byte(s), &rep), "stdout: %s", s)
 	return rep
 }
 
 type row struct{ name, vis, path, markers, verdict string }
 
-func rows(rep AuditReport) []row {
+func rows(rep Report) []row {
 	var out []row
 	for _, e := range rep.Repositories {
 		out = append(out, row{e.FullName, e.Visibility, derefOr(e.LocalPath), strings.Join(e.Markers, ","), e.Verdict})
@@ -119,7 +120,7 @@ func TestAuditReportsEveryVerdictAcrossPages(t *testing.T) {
 	gitClone(t, filepath.Join(root, "unrelated"), "https://example.org/acme/leak.git", "PRIVATE.txt")
 	gitClone(t, filepath.Join(root, "node_modules", "leak"), "https://"+hostOnly+"/acme/leak.git")
 
-	r := runAudit(t, root, map[string]string{"GH_TOKEN": "tok"}, AuditOptions{
+	r := runAudit(t, root, map[string]string{"GH_TOKEN": "tok"}, Options{
 		Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true, RateLimitWait: time.Minute})
 
 	assert.Equal(t, 1, r.code, "a public PRIVATE.txt repository is a violation; stderr: %s", r.stderr)
@@ -168,7 +169,7 @@ func TestAuditOwnerKinds(t *testing.T) {
 			gh.users["me"], gh.users["bob"] = "User", "User"
 			gh.repos["me"] = []fakeRepo{{"mine", "public"}, {"hidden", "private"}}
 			gh.repos["bob"] = []fakeRepo{{"pub", "public"}, {"priv", "private"}}
-			r := runAudit(t, t.TempDir(), map[string]string{"GITHUB_TOKEN": tc.token}, AuditOptions{
+			r := runAudit(t, t.TempDir(), map[string]string{"GITHUB_TOKEN": tc.token}, Options{
 				Owners: []string{tc.owner}, APIURL: gh.apiURL(), JSON: true})
 			require.Equal(t, 0, r.code, r.stderr)
 			var names []string
@@ -193,7 +194,7 @@ func TestAuditWithAnInstallationTokenThatCannotReadItsUser(t *testing.T) {
 	gh.script["user"] = []func(http.ResponseWriter){func(w http.ResponseWriter) {
 		writeJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
 	}}
-	r := runAudit(t, t.TempDir(), map[string]string{"GITHUB_TOKEN": "tok"}, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true})
+	r := runAudit(t, t.TempDir(), map[string]string{"GITHUB_TOKEN": "tok"}, Options{Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true})
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, []row{{"acme/a", "private", "", "", VerdictNotCloned}}, rows(decodeReport(t, r.stdout)))
 }
@@ -210,7 +211,7 @@ func TestAuditListsOwnersTheServerDoesNotDescribe(t *testing.T) {
 			gh.hideUsers = true
 			gh.users["acme"] = tc.kind
 			gh.repos["acme"] = []fakeRepo{{"a", "public"}, {"b", "public"}, {"c", "public"}}
-			r := runAudit(t, t.TempDir(), nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.srv.URL, JSON: true})
+			r := runAudit(t, t.TempDir(), nil, Options{Owners: []string{"acme"}, APIURL: gh.srv.URL, JSON: true})
 			require.Equal(t, 0, r.code, r.stderr)
 			assert.Len(t, decodeReport(t, r.stdout).Repositories, 3)
 			var listed []string
@@ -239,7 +240,7 @@ func TestAuditMatchesByNameWhenTheServerGivesNoURLs(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	gitClone(t, filepath.Join(dir, "web"), "git@github.com:acme/web.git", "PRIVATE.txt")
-	r := runAudit(t, dir, nil, AuditOptions{Owners: []string{"acme"}, APIURL: srv.URL, JSON: true})
+	r := runAudit(t, dir, nil, Options{Owners: []string{"acme"}, APIURL: srv.URL, JSON: true})
 	assert.Equal(t, 1, r.code, r.stderr)
 	assert.Equal(t, []row{{"acme/web", "public", filepath.Join(dir, "web"), "PRIVATE.txt", VerdictViolation}}, rows(decodeReport(t, r.stdout)))
 }
@@ -253,7 +254,7 @@ func TestAuditSpeaksToEnterpriseUnderAPIV3(t *testing.T) {
 			dir := t.TempDir()
 			host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
 			gitClone(t, filepath.Join(dir, "c"), "git@"+host+":corp/c.git", "PRIVATE.txt")
-			r := runAudit(t, dir, map[string]string{"GITHUB_API_URL": gh.srv.URL + base}, AuditOptions{
+			r := runAudit(t, dir, map[string]string{"GITHUB_API_URL": gh.srv.URL + base}, Options{
 				Owners: []string{"corp"}, JSON: true})
 			assert.Equal(t, 1, r.code, r.stderr)
 			assert.Equal(t, []row{
@@ -281,7 +282,7 @@ func TestAuditDoesNotMistakeTheWebUIForTheAPI(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte("<html>Sign in to GitHub Enterprise</html>"))
 	})
-	r := runAudit(t, t.TempDir(), nil, AuditOptions{Owners: []string{"ghost", "acme"}, APIURL: gh.srv.URL, JSON: true})
+	r := runAudit(t, t.TempDir(), nil, Options{Owners: []string{"ghost", "acme"}, APIURL: gh.srv.URL, JSON: true})
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "owner ghost: no GitHub user or organisation named ghost (404 Not Found)")
 	assert.Equal(t, []row{{"acme/a", "public", "", "", VerdictNotCloned}}, rows(decodeReport(t, r.stdout)),
@@ -344,7 +345,7 @@ func TestAuditWaitsOutRateLimits(t *testing.T) {
 			gh.repos["acme"] = []fakeRepo{{"a", "private"}, {"b", "public"}, {"c", "public"}}
 			gh.token, gh.self = "tok", "me"
 			gh.script["orgs/acme/repos"] = tc.script
-			r := runAudit(t, t.TempDir(), map[string]string{"GH_TOKEN": "tok"}, AuditOptions{
+			r := runAudit(t, t.TempDir(), map[string]string{"GH_TOKEN": "tok"}, Options{
 				Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true, RateLimitWait: tc.budget})
 			assert.Equal(t, tc.wantCode, r.code, r.stderr)
 			assert.Equal(t, tc.wantSleeps, r.sleeps)
@@ -392,7 +393,7 @@ func TestAuditFailuresNameTheOwner(t *testing.T) {
 			for k, v := range tc.script {
 				gh.script[k] = v
 			}
-			r := runAudit(t, t.TempDir(), map[string]string{"GH_TOKEN": tc.token}, AuditOptions{
+			r := runAudit(t, t.TempDir(), map[string]string{"GH_TOKEN": tc.token}, Options{
 				Owners: tc.owners, APIURL: gh.apiURL(), JSON: true})
 			assert.Equal(t, 2, r.code)
 			assert.Contains(t, r.stderr, tc.wantErr)
@@ -414,7 +415,7 @@ func TestAuditStrictFailsOnUnapprovedPublicRepositories(t *testing.T) {
 			dir := t.TempDir()
 			host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
 			gitClone(t, filepath.Join(dir, "open"), "https://"+host+"/acme/open")
-			r := runAudit(t, dir, nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), Strict: strict})
+			r := runAudit(t, dir, nil, Options{Owners: []string{"acme"}, APIURL: gh.apiURL(), Strict: strict})
 			want := 0
 			if strict {
 				want = 1
@@ -434,7 +435,7 @@ func TestAuditViolationWithBothMarkersSaysPrivateWins(t *testing.T) {
 	dir := t.TempDir()
 	host := strings.Split(strings.TrimPrefix(gh.srv.URL, "http://"), ":")[0]
 	gitClone(t, filepath.Join(dir, "web"), "https://"+host+"/acme/web", "PRIVATE.txt", "PUBLIC.txt")
-	r := runAudit(t, dir, nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true})
+	r := runAudit(t, dir, nil, Options{Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: true})
 	assert.Equal(t, 1, r.code)
 	assert.Equal(t, []row{{"acme/web", "public", filepath.Join(dir, "web"), "PRIVATE.txt,PUBLIC.txt", VerdictViolation}}, rows(decodeReport(t, r.stdout)))
 	assert.Contains(t, r.stderr, "is under PRIVATE.txt (PUBLIC.txt is there too, but with both markers PRIVATE.txt wins)")
@@ -446,12 +447,12 @@ func TestAuditOwnersComeFromTheConfig(t *testing.T) {
 	gh.repos["acme"] = []fakeRepo{{"a", "public"}, {"b", "private"}}
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".guard.toml"), []byte("[github]\nowners = [\"acme\"]\napi_url = \""+gh.apiURL()+"\"\n"), 0o644))
-	r := runAudit(t, dir, nil, AuditOptions{JSON: true})
+	r := runAudit(t, dir, nil, Options{JSON: true})
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, []row{{"acme/a", "public", "", "", VerdictNotCloned}}, rows(decodeReport(t, r.stdout)),
 		"without a token only public repositories are listed")
 
-	r = runAudit(t, t.TempDir(), nil, AuditOptions{JSON: true})
+	r = runAudit(t, t.TempDir(), nil, Options{JSON: true})
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "no owner to audit: pass --owner NAME or set [github] owners in .guard.toml")
 	assert.Empty(t, r.stdout)
@@ -467,7 +468,7 @@ func TestAuditReadsTheRootsFile(t *testing.T) {
 	gitClone(t, filepath.Join(top, "shallow", "x", "y", "b"), "https://"+host+"/acme/b", "PRIVATE.txt")
 	roots := `{"roots": [{"path": "$TOP/work"}, {"path": "~/shallow", "shallow": true}], "shallow_depth": 2}`
 	require.NoError(t, os.WriteFile(filepath.Join(top, "lock_roots.json"), []byte(roots), 0o644))
-	r := runAudit(t, top, map[string]string{"TOP": top, "HOME": top}, AuditOptions{
+	r := runAudit(t, top, map[string]string{"TOP": top, "HOME": top}, Options{
 		Owners: []string{"acme"}, APIURL: gh.apiURL(), RootsFile: "lock_roots.json", JSON: true})
 	require.Equal(t, 0, r.code, "b lies deeper than the shallow root's depth, so it is not found: %s", r.stderr)
 	assert.Equal(t, []row{
@@ -493,7 +494,7 @@ func TestAuditRootArgumentsKeepTheRootsFilesSkipDirs(t *testing.T) {
 		{"with it the skipped folder is not searched", "roots.json", VerdictNotCloned},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runAudit(t, top, nil, AuditOptions{Owners: []string{"acme"}, APIURL: gh.apiURL(), Roots: []string{"src"}, RootsFile: tc.rootsFile, JSON: true})
+			r := runAudit(t, top, nil, Options{Owners: []string{"acme"}, APIURL: gh.apiURL(), Roots: []string{"src"}, RootsFile: tc.rootsFile, JSON: true})
 			rep := decodeReport(t, r.stdout)
 			require.Len(t, rep.Repositories, 1, r.stderr)
 			assert.Equal(t, tc.want, rep.Repositories[0].Verdict)
@@ -508,7 +509,7 @@ func TestFindClonesFollowsASymlinkedRoot(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(top, "real"), filepath.Join(top, "code")))
 	var warnings []string
 	clones := FindClones([]CloneRoot{{Path: filepath.Join(top, "code"), MaxDepth: 4}}, nil, func(s string) { warnings = append(warnings, s) })
-	assert.Equal(t, []Clone{{Path: filepath.Join(top, "code", "a"), Keys: []RepoKey{"github.com/acme/a"}}}, clones)
+	assert.Equal(t, []Clone{{Path: filepath.Join(top, "code", "a"), Keys: []github.RepoKey{"github.com/acme/a"}}}, clones)
 	assert.Empty(t, warnings)
 
 	clones = FindClones([]CloneRoot{{Path: filepath.Join(top, "missing"), MaxDepth: 4}}, nil, func(s string) { warnings = append(warnings, s) })
@@ -525,8 +526,8 @@ func TestFindClonesFindsClonesInsideAWorkingTree(t *testing.T) {
 	gitClone(t, filepath.Join(top, "code", "a"), "https://github.com/acme/a.git")
 	clones := FindClones([]CloneRoot{{Path: top, MaxDepth: 4}}, nil, func(string) {})
 	assert.Equal(t, []Clone{
-		{Path: top, Keys: []RepoKey{"github.com/acme/dotfiles"}},
-		{Path: filepath.Join(top, "code", "a"), Keys: []RepoKey{"github.com/acme/a"}},
+		{Path: top, Keys: []github.RepoKey{"github.com/acme/dotfiles"}},
+		{Path: filepath.Join(top, "code", "a"), Keys: []github.RepoKey{"github.com/acme/a"}},
 	}, clones)
 }
 
@@ -589,7 +590,7 @@ func TestAuditShowsProgressOnATerminalForManyRepositories(t *testing.T) {
 			}
 			env, out, errb := testEnv(t.TempDir(), nil)
 			env.StdoutTTY = tc.tty
-			err := RunAudit(context.Background(), AuditOptions{Env: env, Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: tc.json})
+			err := Run(context.Background(), Options{Env: env, Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: tc.json})
 			require.NoError(t, err, errb.String())
 			if tc.want {
 				assert.Contains(t, errb.String(), "\rlisting repositories of acme: 50\rlisting repositories of acme: 60\r\033[K")
@@ -613,9 +614,9 @@ func FuzzVisibilityCache(f *testing.F) {
 		if ok && vis == "" {
 			t.Fatalf("a cache hit without a visibility")
 		}
-		writeVisibilityCache(p, "github.com/a/b", VisibilityPrivate, now)
+		writeVisibilityCache(p, "github.com/a/b", github.VisibilityPrivate, now)
 		vis, ok = readVisibilityCache(p, "github.com/a/b", now)
-		if !ok || vis != VisibilityPrivate {
+		if !ok || vis != github.VisibilityPrivate {
 			t.Fatalf("written answer not read back: %q %v", vis, ok)
 		}
 	})

@@ -1,4 +1,4 @@
-package publish
+package github
 
 import (
 	"strings"
@@ -79,8 +79,8 @@ func TestAPIBases(t *testing.T) {
 		api  string
 		want []string
 	}{
-		{"no URL is github.com's API", "", []string{DefaultGitHubAPIURL}},
-		{"github.com's API is used alone", "https://api.github.com", []string{DefaultGitHubAPIURL}},
+		{"no URL is github.com's API", "", []string{DefaultAPIURL}},
+		{"github.com's API is used alone", "https://api.github.com", []string{DefaultAPIURL}},
 		{"an Enterprise URL with /api/v3 is used as given", "https://ghe.example.com/api/v3", []string{"https://ghe.example.com/api/v3/"}},
 		{"a bare server URL tries /api/v3/ first, then the URL as given", "https://ghe.example.com", []string{"https://ghe.example.com/api/v3/", "https://ghe.example.com/"}},
 	}

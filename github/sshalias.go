@@ -1,4 +1,4 @@
-package publish
+package github
 
 import (
 	"bufio"
@@ -61,8 +61,8 @@ func splitSSHLine(line string) (string, string) {
 	return key, rest
 }
 
-// loadSSHHostAliases reads ~/.ssh/config under home (none: no aliases).
-func loadSSHHostAliases(home string) map[string]string {
+// LoadSSHHostAliases reads ~/.ssh/config under home (none: no aliases).
+func LoadSSHHostAliases(home string) map[string]string {
 	if home == "" {
 		return map[string]string{}
 	}
@@ -74,9 +74,9 @@ func loadSSHHostAliases(home string) map[string]string {
 	return SSHHostAliases(f)
 }
 
-// resolveAlias returns k with its host replaced by the alias's real host, and
+// ResolveAlias returns k with its host replaced by the alias's real host, and
 // whether there was an alias.
-func resolveAlias(k RepoKey, aliases map[string]string) (RepoKey, bool) {
+func ResolveAlias(k RepoKey, aliases map[string]string) (RepoKey, bool) {
 	h, ok := aliases[k.Host()]
 	if !ok {
 		return k, false

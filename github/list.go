@@ -1,4 +1,4 @@
-package publish
+package github
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
+	gogithub "github.com/google/go-github/v62/github"
 )
 
 // Repo is what the audit needs to know about one hosted repository.
@@ -50,29 +50,32 @@ func describeAPIError(err error, owner string) string {
 	return err.Error()
 }
 
-// repoLister lists owners' repositories through one client and one rate-limit budget.
-type repoLister struct {
-	client *apiClient
-	token  bool
+// Lister lists owners' repositories through one client and one rate-limit budget.
+type Lister struct {
+	// Client is the API client the lists come through.
+	Client *Client
+	// Token says whether Client has a token (without one, only public
+	// repositories can be listed and the authenticated user is not asked).
+	Token bool
 	// self is the authenticated user's login, learnt on first use ("" without a
 	// token, or when the token cannot read its user).
 	self  string
 	asked bool
-	// progress is told the running count of repositories listed.
-	progress func(owner string, n int)
+	// Progress, when set, is told the running count of repositories listed.
+	Progress func(owner string, n int)
 }
 
 const perPage = 100
 
-func (l *repoLister) authenticatedLogin(ctx context.Context) string {
-	if !l.token {
+func (l *Lister) authenticatedLogin(ctx context.Context) string {
+	if !l.Token {
 		return ""
 	}
 	if !l.asked {
 		l.asked = true
-		var u *github.User
-		_, err := l.client.do(ctx, func(gh *github.Client) (*github.Response, error) {
-			var resp *github.Response
+		var u *gogithub.User
+		_, err := l.Client.do(ctx, func(gh *gogithub.Client) (*gogithub.Response, error) {
+			var resp *gogithub.Response
 			var err error
 			u, resp, err = gh.Users.Get(ctx, "")
 			return resp, err
@@ -88,7 +91,7 @@ func (l *repoLister) authenticatedLogin(ctx context.Context) string {
 }
 
 // lister fetches one page of an owner's repositories.
-type lister func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error)
+type lister func(gh *gogithub.Client, page int) ([]*gogithub.Repository, *gogithub.Response, error)
 
 // list returns every repository of owner, page by page: an organisation's through
 // ListByOrg, the authenticated user's own through ListByAuthenticatedUser (so private
@@ -96,25 +99,25 @@ type lister func(gh *github.Client, page int) ([]*github.Repository, *github.Res
 // GitHub shows). When GitHub does not say what the owner is (GET /users/NAME is 404,
 // as some servers answer for organisations), the organisation listing is tried, then
 // the user listing.
-func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
-	byOrg := func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
-		return gh.Repositories.ListByOrg(ctx, owner, &github.RepositoryListByOrgOptions{
-			Type: "all", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+func (l *Lister) List(ctx context.Context, owner string) ([]Repo, error) {
+	byOrg := func(gh *gogithub.Client, page int) ([]*gogithub.Repository, *gogithub.Response, error) {
+		return gh.Repositories.ListByOrg(ctx, owner, &gogithub.RepositoryListByOrgOptions{
+			Type: "all", ListOptions: gogithub.ListOptions{Page: page, PerPage: perPage}})
 	}
-	byUser := func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
-		return gh.Repositories.ListByUser(ctx, owner, &github.RepositoryListByUserOptions{
-			Type: "owner", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+	byUser := func(gh *gogithub.Client, page int) ([]*gogithub.Repository, *gogithub.Response, error) {
+		return gh.Repositories.ListByUser(ctx, owner, &gogithub.RepositoryListByUserOptions{
+			Type: "owner", ListOptions: gogithub.ListOptions{Page: page, PerPage: perPage}})
 	}
 	var candidates []lister
 	if self := l.authenticatedLogin(ctx); self != "" && strings.EqualFold(self, owner) {
-		candidates = []lister{func(gh *github.Client, page int) ([]*github.Repository, *github.Response, error) {
-			return gh.Repositories.ListByAuthenticatedUser(ctx, &github.RepositoryListByAuthenticatedUserOptions{
-				Affiliation: "owner", ListOptions: github.ListOptions{Page: page, PerPage: perPage}})
+		candidates = []lister{func(gh *gogithub.Client, page int) ([]*gogithub.Repository, *gogithub.Response, error) {
+			return gh.Repositories.ListByAuthenticatedUser(ctx, &gogithub.RepositoryListByAuthenticatedUserOptions{
+				Affiliation: "owner", ListOptions: gogithub.ListOptions{Page: page, PerPage: perPage}})
 		}}
 	} else {
-		var u *github.User
-		_, err := l.client.do(ctx, func(gh *github.Client) (*github.Response, error) {
-			var resp *github.Response
+		var u *gogithub.User
+		_, err := l.Client.do(ctx, func(gh *gogithub.Client) (*gogithub.Response, error) {
+			var resp *gogithub.Response
 			var err error
 			u, resp, err = gh.Users.Get(ctx, owner)
 			return resp, err
@@ -148,12 +151,12 @@ func (l *repoLister) list(ctx context.Context, owner string) ([]Repo, error) {
 }
 
 // pages fetches every page through fetch.
-func (l *repoLister) pages(ctx context.Context, owner string, fetch lister) ([]Repo, error) {
+func (l *Lister) pages(ctx context.Context, owner string, fetch lister) ([]Repo, error) {
 	var out []Repo
 	for page := 1; ; {
-		var repos []*github.Repository
-		resp, err := l.client.do(ctx, func(gh *github.Client) (*github.Response, error) {
-			var resp *github.Response
+		var repos []*gogithub.Repository
+		resp, err := l.Client.do(ctx, func(gh *gogithub.Client) (*gogithub.Response, error) {
+			var resp *gogithub.Response
 			var err error
 			repos, resp, err = fetch(gh, page)
 			return resp, err
@@ -167,8 +170,8 @@ func (l *repoLister) pages(ctx context.Context, owner string, fetch lister) ([]R
 		for _, r := range repos {
 			out = append(out, repoOf(r))
 		}
-		if l.progress != nil {
-			l.progress(owner, len(out))
+		if l.Progress != nil {
+			l.Progress(owner, len(out))
 		}
 		if resp == nil || resp.NextPage == 0 || resp.NextPage <= page {
 			return out, nil
@@ -178,7 +181,7 @@ func (l *repoLister) pages(ctx context.Context, owner string, fetch lister) ([]R
 }
 
 // repoOf keeps what the audit needs from an API repository.
-func repoOf(r *github.Repository) Repo {
+func repoOf(r *gogithub.Repository) Repo {
 	rp := Repo{FullName: r.GetFullName(), Visibility: strings.ToLower(r.GetVisibility())}
 	if rp.Visibility == "" {
 		// Older servers omit visibility; private is always there.

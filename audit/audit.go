@@ -1,4 +1,9 @@
-package publish
+// Package audit compares where a project is published with what its markers allow:
+// `guard audit github` (every repository of some owners against the PRIVATE.txt and
+// PUBLIC.txt of its local clones) and the pre-push visibility check (the remote a push
+// goes to against the markers of the tree pushed). guard.JudgeVisibility decides what
+// a visibility means; the github package asks GitHub.
+package audit
 
 import (
 	"context"
@@ -12,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
@@ -30,8 +36,8 @@ const (
 	VerdictNotCloned = "not-cloned"
 )
 
-// AuditOptions are the inputs of `guard audit github`.
-type AuditOptions struct {
+// Options are the inputs of `guard audit github`.
+type Options struct {
 	Env *guard.Env
 	// Owners whose repositories are listed; empty: [github] owners of .guard.toml.
 	Owners []string
@@ -46,15 +52,15 @@ type AuditOptions struct {
 	// HTTPClient is the client go-github uses (nil: a default one).
 	HTTPClient *http.Client
 	// RateLimitWait bounds the total time spent waiting out rate limits
-	// (cmd sets DefaultRateLimitWait; zero waits for nothing).
+	// (cmd sets github.DefaultRateLimitWait; zero waits for nothing).
 	RateLimitWait time.Duration
 	// Sleep waits for a duration (nil: a real timer). Tests pass a recorder.
 	Sleep func(context.Context, time.Duration) error
 }
 
-// AuditEntry is one line of the audit: a repository, one of its local clones (or
+// Entry is one line of the audit: a repository, one of its local clones (or
 // none), the markers found there and the verdict.
-type AuditEntry struct {
+type Entry struct {
 	FullName   string   `json:"full_name"`
 	Visibility string   `json:"visibility"`
 	LocalPath  *string  `json:"local_path"`
@@ -62,9 +68,9 @@ type AuditEntry struct {
 	Verdict    string   `json:"verdict"`
 }
 
-// AuditReport is the JSON document `guard audit github --json` prints.
-type AuditReport struct {
-	Repositories []AuditEntry `json:"repositories"`
+// Report is the JSON document `guard audit github --json` prints.
+type Report struct {
+	Repositories []Entry `json:"repositories"`
 	// Incomplete is true when some owner could not be listed: the report is then not
 	// a clean bill of health whatever it contains.
 	Incomplete bool `json:"incomplete"`
@@ -74,10 +80,10 @@ type AuditReport struct {
 // progress line while the lists come in.
 const progressThreshold = 50
 
-// RunAudit runs `guard audit github`: exit 0 when every repository agrees with its
+// Run runs `guard audit github`: exit 0 when every repository agrees with its
 // markers, 1 on a violation or a conflict (or, with Strict, a public repository
 // nobody approved), 2 when the audit could not be completed.
-func RunAudit(ctx context.Context, opts AuditOptions) error {
+func Run(ctx context.Context, opts Options) error {
 	env := opts.Env
 	subject, err := guard.ResolveSubject(env, "", guard.Identity{})
 	if err != nil {
@@ -97,39 +103,39 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 	if len(owners) == 0 {
 		return guard.Exitf(guard.ExitUsage, "audit github: no owner to audit: pass --owner NAME or set [github] owners in %s", guard.ConfigFileName)
 	}
-	apiURL := GitHubAPIURL(env, opts.APIURL, cfg)
-	token := GitHubToken(env)
+	apiURL := github.APIURL(env, opts.APIURL, cfg)
+	token := github.Token(env)
 	roots, skip, err := auditRoots(env, opts, cfg)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
 	}
 	sleep := opts.Sleep
 	if sleep == nil {
-		sleep = sleepContext
+		sleep = github.SleepContext
 	}
 	progress := env.StdoutTTY && !opts.JSON
-	waiter := &rateWaiter{budget: opts.RateLimitWait, now: env.Clock.Now, sleep: sleep,
-		notify: func(d, budget time.Duration) {
+	waiter := &github.RateWaiter{Budget: opts.RateLimitWait, Now: env.Clock.Now, Sleep: sleep,
+		Notify: func(d, budget time.Duration) {
 			fmt.Fprintf(env.Stderr, "guard: GitHub rate limit reached: waiting %s before retrying (at most %s in all)\n", d.Round(time.Second), budget.Round(time.Second))
 		}}
-	client, err := newAPIClient(apiURL, token, opts.HTTPClient, waiter)
+	client, err := github.NewClient(apiURL, token, opts.HTTPClient, waiter)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
 	}
-	lister := &repoLister{client: client, token: token != ""}
+	lister := &github.Lister{Client: client, Token: token != ""}
 	total := 0
 	if progress {
-		lister.progress = func(owner string, n int) {
+		lister.Progress = func(owner string, n int) {
 			if total+n >= progressThreshold {
 				fmt.Fprintf(env.Stderr, "\rlisting repositories of %s: %d", owner, n)
 			}
 		}
 	}
 
-	var repos []Repo
+	var repos []github.Repo
 	var failures []error
 	for _, owner := range owners {
-		rs, err := lister.list(ctx, owner)
+		rs, err := lister.List(ctx, owner)
 		if err != nil {
 			failures = append(failures, err)
 			continue
@@ -146,7 +152,7 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 	if home == "" {
 		home = env.Env("USERPROFILE")
 	}
-	report := AuditReport{Repositories: judgeRepos(repos, clones, apiURL, loadSSHHostAliases(home)), Incomplete: len(failures) > 0}
+	report := Report{Repositories: judgeRepos(repos, clones, apiURL, github.LoadSSHHostAliases(home)), Incomplete: len(failures) > 0}
 
 	if opts.JSON {
 		if err := guard.WriteJSON(env.Stdout, "audit github", report); err != nil {
@@ -162,9 +168,9 @@ func RunAudit(ctx context.Context, opts AuditOptions) error {
 // verdict yields to GUARD_BYPASS (guard.Bypass, gate audit) only once it is recorded in
 // the bypass log of each clone concerned; an incomplete audit never does (there is
 // no repository to record it in, and nothing was judged).
-func auditOutcome(env *guard.Env, report AuditReport, failures []error, owners int, strict bool) error {
+func auditOutcome(env *guard.Env, report Report, failures []error, owners int, strict bool) error {
 	w := env.Stderr
-	var failed []AuditEntry
+	var failed []Entry
 	for _, e := range report.Repositories {
 		where := "(not cloned)"
 		if e.LocalPath != nil {
@@ -211,7 +217,7 @@ func auditOutcome(env *guard.Env, report AuditReport, failures []error, owners i
 
 // recordAuditBypass appends one bypass-log entry per failing verdict to the log of
 // the clone's repository, and returns the logs written.
-func recordAuditBypass(env *guard.Env, failed []AuditEntry, reason string) ([]string, error) {
+func recordAuditBypass(env *guard.Env, failed []Entry, reason string) ([]string, error) {
 	var logs []string
 	for _, e := range failed {
 		if e.LocalPath == nil {
@@ -243,20 +249,20 @@ func recordAuditBypass(env *guard.Env, failed []AuditEntry, reason string) ([]st
 // judgeRepos pairs repositories with their local clones and gives each pair a verdict.
 // A repository with several clones gets one entry per clone. sshAliases maps ssh
 // host aliases to real hosts (~/.ssh/config).
-func judgeRepos(repos []Repo, clones []Clone, apiURL string, sshAliases map[string]string) []AuditEntry {
-	byKey := map[RepoKey][]string{}
+func judgeRepos(repos []github.Repo, clones []Clone, apiURL string, sshAliases map[string]string) []Entry {
+	byKey := map[github.RepoKey][]string{}
 	byName := map[string][]string{} // owner/name on any host
 	for _, c := range clones {
 		for _, k := range c.Keys {
-			if real, ok := resolveAlias(k, sshAliases); ok {
+			if real, ok := github.ResolveAlias(k, sshAliases); ok {
 				byKey[real] = append(byKey[real], c.Path)
 			}
 			byKey[k] = append(byKey[k], c.Path)
 			byName[k.Owner()+"/"+k.Name()] = append(byName[k.Owner()+"/"+k.Name()], c.Path)
 		}
 	}
-	webHost := WebHost(apiURL)
-	out := []AuditEntry{}
+	webHost := github.WebHost(apiURL)
+	out := []Entry{}
 	seen := map[string]bool{}
 	for _, r := range repos {
 		if seen[strings.ToLower(r.FullName)] {
@@ -265,7 +271,7 @@ func judgeRepos(repos []Repo, clones []Clone, apiURL string, sshAliases map[stri
 		seen[strings.ToLower(r.FullName)] = true
 		keys := r.Keys
 		if webHost != "" {
-			keys = append(keys, RepoKey(webHost+"/"+strings.ToLower(r.FullName)))
+			keys = append(keys, github.RepoKey(webHost+"/"+strings.ToLower(r.FullName)))
 		}
 		paths := map[string]bool{}
 		for _, k := range keys {
@@ -281,12 +287,12 @@ func judgeRepos(repos []Repo, clones []Clone, apiURL string, sshAliases map[stri
 			}
 		}
 		if len(paths) == 0 {
-			out = append(out, AuditEntry{FullName: r.FullName, Visibility: r.Visibility, Markers: []string{}, Verdict: VerdictNotCloned})
+			out = append(out, Entry{FullName: r.FullName, Visibility: r.Visibility, Markers: []string{}, Verdict: VerdictNotCloned})
 			continue
 		}
 		for p := range paths {
 			markers := MarkersAt(p)
-			out = append(out, AuditEntry{FullName: r.FullName, Visibility: r.Visibility, LocalPath: &p, Markers: markers, Verdict: Verdict(r.Visibility, markers)})
+			out = append(out, Entry{FullName: r.FullName, Visibility: r.Visibility, LocalPath: &p, Markers: markers, Verdict: Verdict(r.Visibility, markers)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -329,7 +335,7 @@ func MarkersAt(dir string) []string {
 // --roots-file, else roots_file of .guard.toml (relative to that file); ROOT
 // arguments replace its roots but keep its depths and skip_dirs; without either, the
 // current directory at the default depth.
-func auditRoots(env *guard.Env, opts AuditOptions, cfg *guard.Config) ([]CloneRoot, []string, error) {
+func auditRoots(env *guard.Env, opts Options, cfg *guard.Config) ([]CloneRoot, []string, error) {
 	home := env.Env("HOME")
 	if home == "" {
 		home = env.Env("USERPROFILE")
@@ -372,7 +378,7 @@ func absUnder(base, p string) string {
 }
 
 // writeAuditTable prints the report as an aligned table.
-func writeAuditTable(w io.Writer, report AuditReport) {
+func writeAuditTable(w io.Writer, report Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REPOSITORY\tVISIBILITY\tVERDICT\tMARKERS\tLOCAL PATH")
 	for _, e := range report.Repositories {
