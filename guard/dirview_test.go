@@ -124,6 +124,20 @@ func TestPolicyViewsDecideAsThePathByPathWalk(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, blockKeys(want), blockKeys(fast), "ops %v, descend %v", ops, descend)
 			assert.Equal(t, want.Warnings, fast.Warnings)
+
+			// Streamed in batches while they are still being sent, as the pre-commit
+			// hook asks while git prints: the same answer, in the same order.
+			batches := make(chan []string)
+			go func() {
+				for i := 0; i < len(paths); i += 7 {
+					batches <- paths[i:min(i+7, len(paths))]
+				}
+				close(batches)
+			}()
+			streamed, err := NewPolicy(testEnv(repo), id).CheckStream(Request{Ops: ops, Descend: descend}, batches)
+			require.NoError(t, err)
+			assert.Equal(t, blockKeys(want), blockKeys(streamed), "streamed: ops %v, descend %v", ops, descend)
+			assert.Equal(t, want.Warnings, streamed.Warnings)
 			assert.NotEmpty(t, want.Warnings)
 			if len(ops) == 1 && ops[0] == OpCommit {
 				// Through the link r the file lies in a's area, whose lock is above

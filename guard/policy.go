@@ -128,31 +128,55 @@ type Decision struct {
 // that cannot be made absolute); everything that cannot be read is a Block (fail
 // closed).
 func (p *Policy) Check(req Request) (*Decision, error) {
+	if len(req.Paths) >= prefetchMin && !p.perPath {
+		// Many paths (a commit of a whole tree): one batch, whose directories are all
+		// read, several at once, before its first path is judged.
+		batch := make(chan []string, 1)
+		batch <- req.Paths
+		close(batch)
+		req.Paths = nil
+		return p.CheckStream(req, batch)
+	}
+	c := p.newChecking(req)
+	for _, raw := range req.Paths {
+		c.path(p.abs(raw))
+	}
+	return c.finish()
+}
+
+// checking is one Check under way: the decision so far and the warnings given.
+type checking struct {
+	p      *Policy
+	req    Request
+	ops    []string
+	d      *Decision
+	warned map[string]bool
+}
+
+func (p *Policy) newChecking(req Request) *checking {
 	ops := req.Ops
 	if len(ops) == 0 {
 		ops = []string{OpEdit}
 	}
-	d := &Decision{Ops: ops, Allowed: true, now: p.now}
-	warned := map[string]bool{}
-	warn := func(s string) {
-		if !warned[s] {
-			warned[s] = true
-			d.Warnings = append(d.Warnings, s)
-		}
+	return &checking{p: p, req: req, ops: ops, d: &Decision{Ops: ops, Allowed: true, now: p.now}, warned: map[string]bool{}}
+}
+
+func (c *checking) warn(s string) {
+	if !c.warned[s] {
+		c.warned[s] = true
+		c.d.Warnings = append(c.d.Warnings, s)
 	}
-	var absPaths []string
-	if len(req.Paths) >= prefetchMin && !p.perPath {
-		absPaths = p.prefetch(req.Paths)
-	}
-	for i, raw := range req.Paths {
-		var abs string
-		if absPaths != nil {
-			abs = absPaths[i]
-		} else {
-			abs = p.abs(raw)
-		}
-		p.eachHit(abs, req.Descend, func(h hit) { p.judge(d, abs, h, ops, warn) })
-	}
+}
+
+// path judges one absolute, clean path.
+func (c *checking) path(abs string) {
+	c.p.eachHit(abs, c.req.Descend, func(h hit) { c.p.judge(c.d, abs, h, c.ops, c.warn) })
+}
+
+// finish adds the fence's verdict and the backends' warnings, and settles the
+// decision.
+func (c *checking) finish() (*Decision, error) {
+	p, req, d := c.p, c.req, c.d
 	if req.Fence != "" || req.FenceFile != "" {
 		if b, ok := p.fenceBlock(req); ok {
 			d.Blocking = append(d.Blocking, b)
@@ -161,7 +185,7 @@ func (p *Policy) Check(req Request) (*Decision, error) {
 	d.Blocking = dedupe(d.Blocking)
 	d.Allowed = len(d.Blocking) == 0
 	for _, w := range p.backendWarnings {
-		warn(w)
+		c.warn(w)
 	}
 	if p.backendErr != nil {
 		// A backend that cannot be consulted leaves the request unjudged: exit 2,

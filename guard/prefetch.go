@@ -1,13 +1,10 @@
 package guard
 
 import (
-	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
-	"time"
 )
 
 // prefetchMin is the number of paths from which Check first reads all their
@@ -16,142 +13,11 @@ import (
 // kernel lists each.
 const prefetchMin = 256
 
-// Prefetch reads the directories that arrive on dirs, and those above them, several
-// at a time into the policy's caches, and returns once dirs is closed and all are
-// read. A hook hands over the folders of the paths git is still printing, so that
-// they are read while git works; the answers to Check do not change, only when the
-// folders are read. No other goroutine may use the Policy meanwhile. Sending on dirs
-// never waits for a directory to be read: the folders queue up here, so that git's
-// output is read as fast as git writes it however slowly the folders are listed.
-func (p *Policy) Prefetch(dirs <-chan string) {
-	f := p.newFetcher()
-	var queue []string
-	for dirs != nil || len(queue) > 0 {
-		var work chan<- string
-		var next string
-		if len(queue) > 0 {
-			work, next = f.work, queue[0]
-		}
-		select {
-		case d, ok := <-dirs:
-			if !ok {
-				dirs = nil
-				continue
-			}
-			queue = f.add(d, queue)
-		case work <- next:
-			queue = queue[1:]
-		}
-	}
-	f.finish()
-}
-
-// prefetch makes paths absolute and reads all their directories at once (see
-// Prefetch). It returns the absolute paths, so that Check does not clean them twice.
-func (p *Policy) prefetch(paths []string) []string {
-	// A hook's paths are absolute and clean already: abs is then paths itself, and
-	// only a path that changes makes a copy.
-	abs := paths
-	for i, raw := range paths {
-		if a := p.abs(raw); a != raw {
-			if &abs[0] == &paths[0] {
-				abs = slices.Clone(paths)
-			}
-			abs[i] = a
-		}
-	}
-	p.fetchDirs(func(yield func(string) bool) {
-		last := ""
-		for _, a := range abs {
-			// Paths come sorted more often than not (git prints them so): a
-			// directory is mostly the one of the path before.
-			if d, _ := splitClean(a); d != last {
-				last = d
-				if !yield(d) {
-					return
-				}
-			}
-		}
-	})
-	return abs
-}
-
-// fetched is one directory read by a prefetch worker.
+// fetched is one directory read by a worker of CheckStream.
 type fetched struct {
 	dir string
 	dl  dirLocks
 	git bool
-}
-
-// fetchDirs reads every directory of dirs and above them that the Policy has not read
-// yet, with several workers, and stores what they found (the listing, whether there is
-// a .git entry) in the caches once all are done: only this goroutine touches them.
-func (p *Policy) fetchDirs(dirs iter.Seq[string]) {
-	f := p.newFetcher()
-	var queue []string
-	for d := range dirs {
-		for _, q := range f.add(d, queue[:0]) {
-			f.work <- q
-		}
-	}
-	f.finish()
-}
-
-// fetcher is one prefetch: the workers listing directories, and what they found.
-type fetcher struct {
-	p       *Policy
-	work    chan string
-	mu      sync.Mutex
-	got     []fetched
-	wg      sync.WaitGroup
-	workers int
-	seen    map[string]bool
-}
-
-func (p *Policy) newFetcher() *fetcher {
-	return &fetcher{p: p, work: make(chan string, 64), seen: map[string]bool{}}
-}
-
-// add appends to queue d and the directories above it that are neither read nor
-// queued yet, and makes sure there is a worker for them.
-func (f *fetcher) add(d string, queue []string) []string {
-	for !f.seen[d] {
-		f.seen[d] = true
-		if _, ok := f.p.dirs[d]; !ok {
-			if f.workers < max(4, 2*runtime.GOMAXPROCS(0)) {
-				f.workers++
-				f.wg.Go(func() { fetchWorker(f.work, f.p.loc, &f.mu, &f.got) })
-			}
-			queue = append(queue, d)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	return queue
-}
-
-// finish waits for the workers and stores what they read.
-func (f *fetcher) finish() {
-	close(f.work)
-	f.wg.Wait()
-	for _, r := range f.got {
-		f.p.gits[r.dir] = r.git
-	}
-	for _, r := range f.got {
-		f.p.dirs[r.dir] = f.p.withBackend(r.dir, r.dl)
-	}
-}
-
-func fetchWorker(work <-chan string, loc *time.Location, mu *sync.Mutex, got *[]fetched) {
-	for d := range work {
-		f := fetched{dir: d, dl: listDir(d, loc), git: hasGitEntry(d)}
-		mu.Lock()
-		*got = append(*got, f)
-		mu.Unlock()
-	}
 }
 
 // hasGitEntry reports whether dir has a .git entry (a folder, or the file of a linked
@@ -159,4 +25,105 @@ func fetchWorker(work <-chan string, loc *time.Location, mu *sync.Mutex, got *[]
 func hasGitEntry(dir string) bool {
 	_, err := os.Lstat(filepath.Join(dir, ".git"))
 	return err == nil
+}
+
+// CheckStream is Check for paths that arrive in batches on paths while they are still
+// being produced (a hook reading git's diff of a 100,000-file commit): each batch's
+// directories, and those above them, are listed by several workers, and a batch is
+// judged as soon as all of them are read, so that listing, judging and whatever
+// produces the paths run side by side. The decision is Check's for req.Paths followed
+// by the batches' paths in the order they came; the fence of req is checked once, at
+// the end, and the error is Check's (a backend that cannot be consulted). No other
+// goroutine may use the Policy meanwhile; the batches' slices must not change once
+// sent.
+func (p *Policy) CheckStream(req Request, paths <-chan []string) (*Decision, error) {
+	c := p.newChecking(req)
+	for _, raw := range req.Paths {
+		c.path(p.abs(raw))
+	}
+	type batch struct {
+		paths []string
+		dirs  []string // the directories it waits for (being read when it came)
+	}
+	var (
+		work    = make(chan string, 64)
+		results = make(chan fetched, 64)
+		queue   []string            // directories not handed to a worker yet
+		reading = map[string]bool{} // handed out or queued, not back yet
+		waiting []batch             // batches not judged yet, in order
+		workers int
+		wg      sync.WaitGroup
+	)
+	judgeReady := func() {
+		for len(waiting) > 0 {
+			for _, d := range waiting[0].dirs {
+				if reading[d] {
+					return
+				}
+			}
+			for _, raw := range waiting[0].paths {
+				c.path(p.abs(raw))
+			}
+			waiting = waiting[1:]
+		}
+	}
+	for paths != nil || len(queue) > 0 || len(reading) > 0 {
+		var send chan<- string
+		var next string
+		if len(queue) > 0 {
+			send, next = work, queue[0]
+		}
+		select {
+		case ps, ok := <-paths:
+			if !ok {
+				paths = nil
+				continue
+			}
+			b := batch{paths: ps}
+			last := ""
+			for _, raw := range ps {
+				dir, _ := splitClean(p.abs(raw))
+				if dir == last {
+					continue
+				}
+				last = dir
+				for d := dir; ; {
+					if _, read := p.dirs[d]; !read && !reading[d] {
+						reading[d] = true
+						queue = append(queue, d)
+						if workers < max(4, 2*runtime.GOMAXPROCS(0)) {
+							workers++
+							wg.Go(func() {
+								for d := range work {
+									results <- fetched{dir: d, dl: listDir(d, p.loc), git: hasGitEntry(d)}
+								}
+							})
+						}
+					}
+					if reading[d] {
+						b.dirs = append(b.dirs, d)
+					}
+					parent := filepath.Dir(d)
+					if parent == d {
+						break
+					}
+					d = parent
+				}
+			}
+			waiting = append(waiting, b)
+		case send <- next:
+			queue = queue[1:]
+		case r := <-results:
+			if _, read := p.dirs[r.dir]; !read {
+				p.gits[r.dir] = r.git
+				p.dirs[r.dir] = p.withBackend(r.dir, r.dl)
+			}
+			delete(reading, r.dir)
+		}
+		judgeReady()
+	}
+	close(work)
+	wg.Wait()
+	judgeReady()
+	return c.finish()
 }

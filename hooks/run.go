@@ -341,9 +341,9 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	// git diff --cached needs nothing from the session, so it is started first and
 	// runs while the session finds the repository. Its output is read as git writes
 	// it: each change is made absolute, judged for the rules that need only its name
-	// (markers, lock files), and each new folder handed to the policy, which lists
-	// folders (several at once) while git still prints the rest of a large commit.
-	// The hook then costs little more than git's diff.
+	// (markers, lock files), and each batch handed to the policy, which lists the
+	// batch's folders (several at once) and judges its paths while git still prints
+	// the rest of a large commit. The hook then costs little more than git's diff.
 	type staged struct {
 		chunks [][]string // the absolute paths, one slice per batch (no regrowing)
 		n      int
@@ -353,12 +353,11 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		err      error
 	}
 	rootc := make(chan string, 1)
-	dirs := make(chan string, 256)
+	batches := make(chan []string, 64)
 	done := make(chan staged, 1)
 	go func() {
 		var st staged
 		root, known := "", false
-		lastDir := ""
 		var folders []string // reused from batch to batch
 		st.err = recovered(func() error {
 			return StreamStagedChanges(ctx, gitrun.New(env.Dir, env.Env), func(batch []Change) error {
@@ -373,27 +372,21 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 				st.chunks = append(st.chunks, paths)
 				st.n += len(paths)
 				for i, c := range batch {
-					abs := paths[i]
-					// git prints paths sorted, so a folder is mostly the one of
-					// the path before.
-					if d := folders[i]; d != lastDir {
-						lastDir = d
-						dirs <- d
-					}
 					if reason, refused := guard.CommittedMarker(c.Path, guard.MarkerStaged, c.Status == 'D'); refused {
-						st.named = append(st.named, guard.Block{Path: abs, Reason: reason})
+						st.named = append(st.named, guard.Block{Path: paths[i], Reason: reason})
 					}
 					// A lock file is usually local: committed, it binds every clone
 					// and guard ci (which sees only committed locks). Say so; it may
 					// be meant.
 					if c.Status == 'A' && lockcore.IsLockName(path.Base(c.Path)) {
-						st.warnings = append(st.warnings, fmt.Sprintf("committing the lock file %s: every clone and guard ci will see it as held; if it is meant to stay local, unstage it (git rm --cached -- %q) and add LOCK*.txt to .git/info/exclude", abs, c.Path))
+						st.warnings = append(st.warnings, fmt.Sprintf("committing the lock file %s: every clone and guard ci will see it as held; if it is meant to stay local, unstage it (git rm --cached -- %q) and add LOCK*.txt to .git/info/exclude", paths[i], c.Path))
 					}
 				}
+				batches <- paths
 				return nil
 			})
 		})
-		close(dirs)
+		close(batches)
 		done <- st
 	}()
 	s, err := openSession(ctx, env)
@@ -403,24 +396,20 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		return err
 	}
 	rootc <- s.root()
-	// While git still diffs, the policy reads the directories every staged path
-	// shares (the repository root and those above it), then the folders of the paths
-	// git prints; the answer itself is asked below with all the paths.
-	_, _ = s.askFenced([]string{guard.OpCommit}, []string{s.root()}, false)
-	s.policy.Prefetch(dirs)
+	ops := []string{guard.OpCommit}
+	dec, cerr := s.policy.CheckStream(guard.Request{Ops: ops, RepoRoot: s.root(),
+		Fence: s.env.Env("LOCK_FENCE"), FenceFile: s.env.Env("LOCK_FENCE_FILE")}, batches)
 	st := <-done
 	o.repo, o.id = s.repo, s.id
 	if st.err != nil {
 		return st.err
 	}
+	if cerr != nil {
+		return cerr
+	}
 	paths := make([]string, 0, st.n)
 	for _, c := range st.chunks {
 		paths = append(paths, c...)
-	}
-	ops := []string{guard.OpCommit}
-	dec, err := s.ask(ops, paths)
-	if err != nil {
-		return err
 	}
 	if len(st.named) > 0 {
 		dec.Blocking = append(dec.Blocking, st.named...)
