@@ -109,3 +109,21 @@ func TestRunSupervisorIsNoCommand(t *testing.T) {
 	assert.Equal(t, 126, r.code)
 	assert.Empty(t, r.stdout)
 }
+
+// A lost lock sends SIGTERM to everything COMMAND started, a grandchild that left
+// its session too, before SIGKILL after the grace: it may clean up.
+func TestRunLostLockTermsEveryDescendantFirst(t *testing.T) {
+	needSetsid(t)
+	env := waitEnv(t)
+	dir := t.TempDir()
+	w := startGuard(t, dir, env, "run", "--owner", "job", "--grace", "3s", dir, "--", "sh", "-c",
+		`setsid sh -c 'trap "echo cleaned > cleaned; exit 0" TERM; echo $$ > session; while :; do sleep 0.05; done' &
+trap '' TERM; echo $$ > child; while :; do sleep 0.05; done`)
+	child, session := readPid(t, filepath.Join(dir, "child")), readPid(t, filepath.Join(dir, "session"))
+	require.NoError(t, os.Remove(filepath.Join(dir, "LOCK.txt")))
+	assert.Equal(t, 5, w.exit(30*time.Second), w.errText())
+	assert.Contains(t, w.errText(), "killed (SIGKILL) after 3s", "COMMAND ignores SIGTERM")
+	assert.Equal(t, "cleaned\n", ctRead(t, filepath.Join(dir, "cleaned")), "the grandchild in its own session got SIGTERM")
+	assert.True(t, processGone(child))
+	assert.True(t, processGone(session))
+}

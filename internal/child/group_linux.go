@@ -117,6 +117,10 @@ func StartGroup(cmd *exec.Cmd, o GroupOptions) (*Group, error) {
 // Signal sends s to the command's process group (through the supervisor).
 func (g *Group) Signal(s os.Signal) { g.sys.send(fmt.Sprintf("signal %d", sysSignal(s))) }
 
+// Terminate sends SIGTERM to the command's process group and every process below
+// the supervisor (what left the group too): the first step of stopping it all.
+func (g *Group) Terminate() { g.sys.send("term") }
+
 // Kill sends SIGKILL to the command's process group and every process below the
 // supervisor.
 func (g *Group) Kill() { g.sys.send("kill") }

@@ -36,5 +36,8 @@ func StartGroup(cmd *exec.Cmd, o GroupOptions) (*Group, error) {
 // Signal sends s to the command's process group.
 func (g *Group) Signal(s os.Signal) { _ = syscall.Kill(-g.sys.pid, sysSignal(s)) }
 
+// Terminate sends SIGTERM to the command's process group.
+func (g *Group) Terminate() { g.Signal(syscall.SIGTERM) }
+
 // Kill sends SIGKILL to the command's process group.
 func (g *Group) Kill() { _ = syscall.Kill(-g.sys.pid, syscall.SIGKILL) }

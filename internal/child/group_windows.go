@@ -22,5 +22,8 @@ func StartGroup(cmd *exec.Cmd, _ GroupOptions) (*Group, error) {
 // process, so every signal ends it.
 func (g *Group) Signal(os.Signal) { g.Kill() }
 
+// Terminate ends the command.
+func (g *Group) Terminate() { g.Kill() }
+
 // Kill ends the command.
 func (g *Group) Kill() { _ = g.sys.cmd.Process.Kill() }

@@ -40,7 +40,8 @@ type supervisorSpec struct {
 // Supervise is the supervisor's whole life (see StartGroup); it returns the
 // process's exit code: the command's as a shell reports it (128+N for signal N),
 // 126 when the command could not be started. Descriptor 3 is the control pipe from
-// guard (the spec, then "signal N" and "kill" lines; end of file when guard died),
+// guard (the spec, then "signal N", "term" and "kill" lines; end of file when guard
+// died),
 // 4 the status pipe to guard ("started PID", "error MSG", "warn MSG").
 func Supervise() int {
 	// The command's parent-death signal belongs to the thread that starts it.
@@ -129,6 +130,8 @@ func (s *supervisor) command(m string) {
 	switch {
 	case m == "kill":
 		s.signalAll(syscall.SIGKILL)
+	case m == "term":
+		s.signalAll(syscall.SIGTERM)
 	case strings.HasPrefix(m, "signal "):
 		if n, err := strconv.Atoi(strings.TrimPrefix(m, "signal ")); err == nil {
 			_ = syscall.Kill(-s.pid, syscall.Signal(n))

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
@@ -137,7 +136,7 @@ func superviseChild(o RunOptions, prog string, h lockcore.Handle, grace time.Dur
 		case <-lost:
 			why := h.Err()
 			fmt.Fprintf(env.Stderr, "guard run: lock lost: %v; stopping %s (SIGTERM, SIGKILL after %s)\n", why, o.Args[0], grace)
-			g.Signal(syscall.SIGTERM)
+			g.Terminate()
 			killed := false
 			select {
 			case <-g.Done():
