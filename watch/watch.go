@@ -65,13 +65,21 @@ type snap struct {
 }
 
 type watcher struct {
-	o       Options
-	fsw     *fsnotify.Watcher
-	locks   map[string]snap
-	depth   map[string]int // watched directories and their depth below their root
-	maxOf   map[string]int // a watched directory's root's max depth
-	full    bool           // the watch limit was hit: some folders are unwatched
+	o     Options
+	fsw   *fsnotify.Watcher
+	locks map[string]snap
+	// dirs are the watched folders: their depth below their root, their root's max
+	// depth and (for verifyScan) their state when last read. One map, because a
+	// 200,000-folder tree makes each per-folder map cost megabytes.
+	dirs    map[string]folder
+	full    bool // the watch limit was hit: some folders are unwatched
 	watched int
+	// sig is each watched folder's state when it was last read; verify says the
+	// periodic rescan may compare these instead of reading every folder (see
+	// verifyScan); missed that a notification was lost since the last full scan.
+	verify bool
+	missed bool
+	looked time.Time // when folders were last compared or read
 }
 
 // Run watches until ctx is done. Only an error that stops the watch entirely (no
@@ -83,7 +91,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
-	w := &watcher{o: o, locks: map[string]snap{}, depth: map[string]int{}, maxOf: map[string]int{}}
+	w := &watcher{o: o, locks: map[string]snap{}, dirs: map[string]folder{}}
 	fsw, err := fsnotify.NewWatcher()
 	if o.NoNotify && err == nil {
 		fsw.Close()
@@ -94,8 +102,10 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		w.fsw = fsw
 		defer fsw.Close()
+		w.verify, w.looked = true, o.Env.Clock.Now()
 		for _, r := range o.Roots {
 			w.addTree(r.Path, 0, r.MaxDepth)
+			w.verify = w.verify && notifyReliable(r.Path)
 		}
 	}
 	start := o.Env.Clock.Now()
@@ -133,16 +143,21 @@ func Run(ctx context.Context, o Options) error {
 			// let them settle before reading.
 			settle.Reset(50 * time.Millisecond)
 		case err := <-errs:
+			w.missed = true // an overflowed queue: the next rescan reads every folder
 			o.Warn(fmt.Sprintf("file-system notifications: %v; the rescan every %s catches what was missed", err, o.Rescan))
 		case <-settle.C:
 			for dir, tree := range dirty {
-				w.rereadDir(dir, tree)
+				_ = w.rereadDir(dir, tree)
 			}
 			clear(dirty)
 		case u := <-updates:
 			_ = w.diff(w.backendState(u.index), backendSnaps(u))
 		case <-rescan.C:
-			w.fullScan("full")
+			if w.verify && !w.full && !w.missed {
+				w.verifyScan()
+			} else {
+				w.fullScan("full")
+			}
 		case reply := <-o.Scans:
 			r := w.fullScan("request")
 			select {
@@ -162,7 +177,7 @@ func (w *watcher) addTree(dir string, depth, max int) {
 	if w.full {
 		return
 	}
-	if _, ok := w.depth[dir]; ok {
+	if _, ok := w.dirs[dir]; ok {
 		return
 	}
 	if err := w.fsw.Add(dir); err != nil {
@@ -173,7 +188,9 @@ func (w *watcher) addTree(dir string, depth, max int) {
 		return
 	}
 	w.watched++
-	w.depth[dir], w.maxOf[dir] = depth, max
+	f := folder{depth: depth, max: max}
+	f.sig, _ = sigOf(dir) // taken before the folder is read below
+	w.dirs[dir] = f
 	if depth >= max {
 		return
 	}
@@ -198,15 +215,15 @@ func (w *watcher) skip(name string) bool {
 // watch, a removed folder whose locks are gone.
 func (w *watcher) notice(ev fsnotify.Event, dirty map[string]bool) {
 	dir, base := filepath.Dir(ev.Name), filepath.Base(ev.Name)
-	if d, ok := w.depth[dir]; ok && ev.Has(fsnotify.Create) {
+	if f, ok := w.dirs[dir]; ok && ev.Has(fsnotify.Create) {
 		if st, err := os.Stat(ev.Name); err == nil && st.IsDir() && !w.skip(base) {
-			w.addTree(ev.Name, d+1, w.maxOf[dir])
+			w.addTree(ev.Name, f.depth+1, f.max)
 			dirty[ev.Name] = true // it may have arrived with locks inside (a mv, a tar -x)
 			return
 		}
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-		if _, ok := w.depth[ev.Name]; ok {
+		if _, ok := w.dirs[ev.Name]; ok {
 			w.forgetTree(ev.Name)
 			dirty[ev.Name] = true
 			return
@@ -219,10 +236,9 @@ func (w *watcher) notice(ev fsnotify.Event, dirty map[string]bool) {
 
 // forgetTree stops tracking dir's watches (the kernel dropped them with the folder).
 func (w *watcher) forgetTree(dir string) {
-	for d := range w.depth {
+	for d := range w.dirs {
 		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
-			delete(w.depth, d)
-			delete(w.maxOf, d)
+			delete(w.dirs, d)
 			w.watched--
 		}
 	}
@@ -241,23 +257,23 @@ func (w *watcher) scanAll() map[string]snap {
 
 // rereadDir reads one folder's locks (with tree, when the folder is new or gone, its
 // whole subtree's) and reports the differences.
-func (w *watcher) rereadDir(dir string, tree bool) {
+func (w *watcher) rereadDir(dir string, tree bool) guard.WatchScan {
 	now := w.o.Env.Clock.Now()
 	next := map[string]snap{}
 	prefix := dir + string(filepath.Separator)
 	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		if _, watched := w.depth[dir]; watched {
+		if f, watched := w.dirs[dir]; watched {
 			locks, err := lockcore.ReadDir(dir, now.Location())
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				w.o.Warn(fmt.Sprintf("%s: %v", dir, err))
-				return
+				return guard.WatchScan{}
 			}
 			for _, l := range locks {
 				next[l.Path] = snap{lock: l}
 			}
 			if tree {
 				// A folder that arrived whole (mv, tar -x) is scanned below too.
-				res := lockcore.Scan([]lockcore.ScanRoot{{Path: dir, MaxDepth: w.maxOf[dir] - w.depth[dir]}}, lockcore.ScanOptions{SkipDirs: w.o.SkipDirs, Loc: now.Location()})
+				res := lockcore.Scan([]lockcore.ScanRoot{{Path: dir, MaxDepth: f.max - f.depth}}, lockcore.ScanOptions{SkipDirs: w.o.SkipDirs, Loc: now.Location()})
 				for _, l := range res.Locks {
 					next[l.Path] = snap{lock: l}
 				}
@@ -278,7 +294,7 @@ func (w *watcher) rereadDir(dir string, tree bool) {
 		}
 		next[p] = s
 	}
-	_ = w.diff(old, next)
+	return w.diff(old, next)
 }
 
 // fullScan scans every root, reports the differences and the expiries, and returns
@@ -293,6 +309,7 @@ func (w *watcher) fullScan(kind string) guard.WatchScan {
 	}
 	r := w.diff(w.locks, next)
 	r.Type = kind
+	w.missed, w.looked = false, start
 	r.Expired = w.expire(w.o.Env.Clock.Now(), true)
 	return w.report(r, start)
 }

@@ -10,12 +10,11 @@ import (
 	"github.com/guardlocks/guard/agent"
 	"github.com/guardlocks/guard/backend"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/history"
 	"github.com/guardlocks/guard/install"
 )
 
 func newDoctorCmd(env *guard.Env) *cobra.Command {
-	o := install.DoctorOptions{Env: env, StateMutexes: []string{history.ImportMutexName},
+	o := install.DoctorOptions{Env: env, StateMutexes: historyStateMutexes,
 		AgentProblems: func(top string) []string { return agent.AgentProblems(env, top) }}
 	cmd := &cobra.Command{
 		Use:   "doctor [ROOT...] [--json] [--sweep] [--repair]",

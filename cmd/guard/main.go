@@ -18,7 +18,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/history"
 	"github.com/guardlocks/guard/internal/child"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -44,9 +43,7 @@ func run(args []string) int {
 	env := processEnv()
 	// Every command records its events in the history's journal; a journal that cannot
 	// be written (no state directory, a full disk) loses the event, never the answer.
-	if _, spool, err := history.Paths(env); err == nil {
-		env.Recorder = func(ev guard.Event) { _ = spool.Append(ev) }
-	}
+	env.Recorder = historyRecorder(env)
 	// A [backend] in .guard.toml is reached through etcd's client; without one,
 	// nothing connects.
 	env.OpenBackend = etcd.Open

@@ -1,3 +1,5 @@
+//go:build !nohistory
+
 package main
 
 import (
