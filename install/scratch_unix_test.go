@@ -112,7 +112,7 @@ func TestDoctorFindsAndSweepsStrandedScratch(t *testing.T) {
 	deadMutex := filepath.Join(top, lockcore.DirMutexName)
 	deadHook := filepath.Join(hooks, ".pre-commit.4242.tmp")
 	deadSettings := filepath.Join(top, "src", ".claude", ".settings.json.77.tmp")
-	deadQueue := lockcore.QueueDir(filepath.Join(state, "queue"), filepath.Join(top, "src", "LOCK.txt"))
+	deadQueue := filepath.Join(state, "queue", "claims") // guard.QueueDir: the one queue of claims
 	deadImport := filepath.Join(state, "events.jsonl.import")
 	dead := holder(t, "temp:"+deadTemp, "mutex:"+deadMutex, "temp:"+deadHook, "temp:"+deadSettings, "ticket:"+deadQueue, "mutex:"+deadImport)
 	deadPID := kill(t, dead)
@@ -121,7 +121,7 @@ func TestDoctorFindsAndSweepsStrandedScratch(t *testing.T) {
 
 	// What a live process holds, just as old.
 	liveTemp := filepath.Join(top, ".LOCK.web.txt.fedcba9876543210.tmp")
-	liveQueue := lockcore.QueueDir(filepath.Join(state, "queue"), filepath.Join(top, "LOCK.web.txt"))
+	liveQueue := lockcore.QueueDir(filepath.Join(state, "queue"), filepath.Join(top, "LOCK.web.txt")) // an earlier version's per-lock queue
 	live := holder(t, "temp:"+liveTemp, "ticket:"+liveQueue)
 	liveTicket := filepath.Join(liveQueue, "00000000000000000001.ticket")
 

@@ -26,16 +26,11 @@ func Tickets(root string) []TicketFile {
 			continue
 		}
 		for _, t := range tickets(filepath.Join(root, d.Name())) {
-			out = append(out, TicketFile{Path: t.path, PID: ticketPID(t.path)})
+			pid, _, _ := readTicket(t.path)
+			out = append(out, TicketFile{Path: t.path, PID: pid})
 		}
 	}
 	return out
-}
-
-// ticketPID reads the "pid: N" line Join writes into a ticket.
-func ticketPID(p string) int {
-	pid, _, _ := readTicket(p)
-	return pid
 }
 
 // RemoveDeadTicket removes the ticket at p if no process holds it, under its queue's
