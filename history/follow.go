@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -19,39 +20,61 @@ const FollowPoll = time.Second
 // database from now on, until ctx ends: those of guard's commands and the hooks in any
 // process, whoever imported them from the journal. It wakes when the journal's folder
 // changes (file-system notifications, with a poll every FollowPoll), imports the
-// journal, and reads the rows it has not seen. skip, when set, drops events the caller
-// has from elsewhere (guard serve's own watcher's).
-func (db *DB) Follow(ctx context.Context, emit func(guard.Event), skip func(guard.Event) bool) error {
+// journal when there is one, and reads the rows it has not seen. skip, when set, drops
+// events the caller has from elsewhere (guard serve's own watcher's). An error (a
+// database busy for longer than its timeout) is handed to warn and the next round
+// tries again: the follower stops only with ctx.
+func (db *DB) Follow(ctx context.Context, emit func(guard.Event), skip func(guard.Event) bool, warn func(error)) {
 	var cursor int64
-	if err := db.sql.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM events").Scan(&cursor); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
+	started := false
 	spool := filepath.Base(db.spool.Path)
 	w := wait.Watch(func(name string) bool { return name == spool }, filepath.Dir(db.spool.Path))
 	defer w.Close()
+	var last string
 	for {
-		if db.spool.Path != "" {
-			if _, err := db.Import(ctx); err != nil && ctx.Err() == nil {
-				return err
-			}
+		err := db.follow(ctx, &cursor, &started, emit, skip)
+		if err != nil && ctx.Err() == nil && warn != nil && err.Error() != last {
+			warn(err)
 		}
-		evs, last, err := db.after(ctx, cursor)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+		if err == nil {
+			last = ""
+		} else {
+			last = err.Error()
 		}
-		cursor = last
-		for _, ev := range evs {
-			if skip == nil || !skip(ev) {
-				emit(ev)
-			}
-		}
-		if err := w.Next(ctx, FollowPoll); err != nil {
-			return nil
+		if w.Next(ctx, FollowPoll) != nil {
+			return
 		}
 	}
+}
+
+// follow is one round of Follow.
+func (db *DB) follow(ctx context.Context, cursor *int64, started *bool, emit func(guard.Event), skip func(guard.Event) bool) error {
+	if !*started {
+		// Where the stream starts: after what is stored now (the journal's lines
+		// are imported below, so they are news).
+		if err := db.sql.QueryRowContext(ctx, "SELECT COALESCE(MAX(id), 0) FROM events").Scan(cursor); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		*started = true
+	}
+	// Only a journal with lines is taken: every take holds the journal's lock for a
+	// moment, and a gate waits for that lock only briefly before it gives its event up.
+	if st, err := os.Stat(db.spool.Path); db.spool.Path != "" && err == nil && st.Size() > 0 {
+		if _, err := db.Import(ctx); err != nil {
+			return err
+		}
+	}
+	evs, last, err := db.after(ctx, *cursor)
+	if err != nil {
+		return err
+	}
+	*cursor = last
+	for _, ev := range evs {
+		if skip == nil || !skip(ev) {
+			emit(ev)
+		}
+	}
+	return nil
 }
 
 // after returns the events stored after row id, in id order, and the last id.

@@ -78,12 +78,9 @@ and removed there) and agents cannot use it. Loopback only; one per state direct
 					if db != nil {
 						// What guard's commands and the hooks record (in any process)
 						// joins the stream; the watcher's own events are already in it.
-						go func() {
-							err := db.Follow(ctx, emit, func(ev guard.Event) bool { return ev.Actor == "watch" })
-							if err != nil {
-								fmt.Fprintf(env.Stderr, "guard serve: warning: the history's events no longer reach the page: %v\n", err)
-							}
-						}()
+						go db.Follow(ctx, emit, func(ev guard.Event) bool { return ev.Actor == "watch" }, func(err error) {
+							fmt.Fprintf(env.Stderr, "guard serve: warning: the history's events are late: %v (trying again)\n", err)
+						})
 					}
 					return watch.Run(ctx, watch.Options{
 						Env: env, Roots: roots, SkipDirs: rc.SkipDirs, Scans: scans, Scanned: scanned,
