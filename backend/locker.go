@@ -244,14 +244,7 @@ func lifetime(spec lockcore.Spec) time.Duration {
 // backendBody is the lock's body as the backend holds it: the file's body without
 // the fence (the key's create revision is the fence), marked as a follower.
 func backendBody(spec lockcore.Spec, created time.Time) []byte {
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(string(spec.Body(created, 0)), "\n") {
-		if !strings.HasPrefix(line, "fence:") {
-			b.WriteString(line)
-		}
-	}
-	fmt.Fprintf(&b, "%s: etcd\n", FollowerField)
-	return []byte(b.String())
+	return []byte(stripFence(string(spec.Body(created, 0))) + FollowerField + ": etcd\n")
 }
 
 // writeFollower writes the lock file that follows the backend's grant of fence.
