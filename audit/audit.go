@@ -147,7 +147,7 @@ func Run(ctx context.Context, opts Options) error {
 		fmt.Fprint(env.Stderr, "\r\033[K")
 	}
 
-	clones := FindClones(roots, skip, func(msg string) { fmt.Fprintf(env.Stderr, "guard: warning: %s\n", msg) })
+	clones := FindClones(ctx, roots, skip, env.Env, func(msg string) { fmt.Fprintf(env.Stderr, "guard: warning: %s\n", msg) })
 	home := env.Env("HOME")
 	if home == "" {
 		home = env.Env("USERPROFILE")

@@ -508,11 +508,11 @@ func TestFindClonesFollowsASymlinkedRoot(t *testing.T) {
 	gitClone(t, filepath.Join(top, "real", "node_modules", "b"), "https://github.com/acme/b.git")
 	require.NoError(t, os.Symlink(filepath.Join(top, "real"), filepath.Join(top, "code")))
 	var warnings []string
-	clones := FindClones([]CloneRoot{{Path: filepath.Join(top, "code"), MaxDepth: 4}}, nil, func(s string) { warnings = append(warnings, s) })
+	clones := FindClones(context.Background(), []CloneRoot{{Path: filepath.Join(top, "code"), MaxDepth: 4}}, nil, testGetenv, func(s string) { warnings = append(warnings, s) })
 	assert.Equal(t, []Clone{{Path: filepath.Join(top, "code", "a"), Keys: []github.RepoKey{"github.com/acme/a"}}}, clones)
 	assert.Empty(t, warnings)
 
-	clones = FindClones([]CloneRoot{{Path: filepath.Join(top, "missing"), MaxDepth: 4}}, nil, func(s string) { warnings = append(warnings, s) })
+	clones = FindClones(context.Background(), []CloneRoot{{Path: filepath.Join(top, "missing"), MaxDepth: 4}}, nil, testGetenv, func(s string) { warnings = append(warnings, s) })
 	assert.Empty(t, clones)
 	require.Len(t, warnings, 1)
 	assert.Contains(t, warnings[0], "cannot read root "+filepath.Join(top, "missing"))
@@ -524,7 +524,7 @@ func TestFindClonesFindsClonesInsideAWorkingTree(t *testing.T) {
 	top := t.TempDir()
 	gitClone(t, top, "https://github.com/acme/dotfiles.git")
 	gitClone(t, filepath.Join(top, "code", "a"), "https://github.com/acme/a.git")
-	clones := FindClones([]CloneRoot{{Path: top, MaxDepth: 4}}, nil, func(string) {})
+	clones := FindClones(context.Background(), []CloneRoot{{Path: top, MaxDepth: 4}}, nil, testGetenv, func(string) {})
 	assert.Equal(t, []Clone{
 		{Path: top, Keys: []github.RepoKey{"github.com/acme/dotfiles"}},
 		{Path: filepath.Join(top, "code", "a"), Keys: []github.RepoKey{"github.com/acme/a"}},
@@ -621,3 +621,6 @@ func FuzzVisibilityCache(f *testing.F) {
 		}
 	})
 }
+
+// testGetenv is an empty environment: git runs without the user's configuration.
+func testGetenv(string) string { return "" }

@@ -1,6 +1,9 @@
 package audit
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,9 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
-
 	"github.com/guardlocks/guard/github"
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // CloneRoot is one directory tree to search for local clones, to a bounded depth
@@ -33,10 +35,11 @@ type Clone struct {
 
 // FindClones walks the roots for git working trees (a directory holding .git, a
 // folder or, for linked worktrees and submodules, a file) and reads their remotes with
-// go-git. It goes on below a working tree it found, within the depth, so that a
-// root kept in git itself (a home folder with its dotfiles) does not hide the clones
-// under it. Trees it cannot read are reported through warn and skipped.
-func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone {
+// git, run with the environment getenv gives. It goes on below a working tree it
+// found, within the depth, so that a root kept in git itself (a home folder with its
+// dotfiles) does not hide the clones under it. Trees it cannot read are reported
+// through warn and skipped.
+func FindClones(ctx context.Context, roots []CloneRoot, skipDirs []string, getenv func(string) string, warn func(string)) []Clone {
 	skip := map[string]bool{}
 	for _, s := range append(append([]string{}, defaultSkipDirs...), skipDirs...) {
 		skip[strings.ToLower(s)] = true
@@ -80,7 +83,7 @@ func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone
 			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
 				if !seen[p] {
 					seen[p] = true
-					if c, err := readClone(p); err != nil {
+					if c, err := readClone(ctx, p, getenv); err != nil {
 						warn(fmt.Sprintf("cannot read the git remotes of %s: %v", shown(p), err))
 					} else {
 						c.Path = shown(p)
@@ -98,22 +101,37 @@ func FindClones(roots []CloneRoot, skipDirs []string, warn func(string)) []Clone
 	return out
 }
 
-// readClone reads the remote URLs of the working tree at dir.
-func readClone(dir string) (Clone, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
-	if err != nil {
-		return Clone{}, err
-	}
-	remotes, err := repo.Remotes()
-	if err != nil {
-		return Clone{}, err
-	}
+// readClone reads the remote URLs of the working tree at dir with git itself, which
+// knows every config syntax, includes and linked worktrees. (go-git did this before;
+// linking it cost every guard process, hooks included, its start-up work.)
+func readClone(ctx context.Context, dir string, getenv func(string) string) (Clone, error) {
+	// The variables that name a repository (GIT_DIR, set when guard runs from a hook)
+	// would point git at another one than dir.
+	g := gitrun.New(dir, func(k string) string {
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
+			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES":
+			return ""
+		}
+		return getenv(k)
+	})
 	c := Clone{Path: dir}
-	for _, rm := range remotes {
-		for _, u := range rm.Config().URLs {
-			if k, ok := github.ParseRemoteURL(u); ok && !slices.Contains(c.Keys, k) {
-				c.Keys = append(c.Keys, k)
-			}
+	out, err := g.Run(ctx, "config", "-z", "--get-regexp", `^remote\..*\.url$`)
+	var gerr *gitrun.Error
+	if errors.As(err, &gerr) && gerr.Code == 1 && gerr.Stderr == "" {
+		return c, nil // no remote at all
+	}
+	if err != nil {
+		return Clone{}, err
+	}
+	// -z: each entry is "key\nvalue\x00".
+	for _, entry := range bytes.Split(out, []byte{0}) {
+		_, u, ok := bytes.Cut(entry, []byte{'\n'})
+		if !ok {
+			continue
+		}
+		if k, ok := github.ParseRemoteURL(string(u)); ok && !slices.Contains(c.Keys, k) {
+			c.Keys = append(c.Keys, k)
 		}
 	}
 	return c, nil
