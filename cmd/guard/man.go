@@ -1,3 +1,5 @@
+//go:build manpages
+
 package main
 
 import (
@@ -9,6 +11,10 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 )
+
+// manCmds is guard man, in the build that makes the release's man pages
+// (.goreleaser.yaml builds it with -tags manpages).
+func manCmds(env *guard.Env) []*cobra.Command { return []*cobra.Command{newManCmd(env)} }
 
 // newManCmd writes one man page per command (guard.1, guard-check.1, ...) for the
 // release archives; hidden because users read the pages, not make them.

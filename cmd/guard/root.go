@@ -44,8 +44,9 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError(cmd, err)
 	})
+	root.AddCommand(manCmds(env)...)
 	root.AddCommand(
-		newVersionCmd(env, bi), newManCmd(env), newHistoryCmd(env), newWatchCmd(env), newServeCmd(env, web.Serve),
+		newVersionCmd(env, bi), newHistoryCmd(env), newWatchCmd(env), newServeCmd(env, web.Serve),
 		// lock library (read side)
 		newScanCmd(env), newStatusCmd(env), newCheckCmd(env), newPruneCmd(env),
 		// lock library (write side)

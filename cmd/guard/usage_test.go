@@ -2,13 +2,16 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testenv"
 )
 
 // Usage errors name the command, say what it takes and where the help is (cobra's bare
@@ -67,12 +70,23 @@ func TestCompletionOffersValues(t *testing.T) {
 	}
 }
 
-// guard man writes one page per command, for the release archives.
+// guard man writes one page per command, for the release archives. It exists in the
+// build the release makes them with (-tags manpages), not in the guard users run.
 func TestManWritesAPagePerCommand(t *testing.T) {
 	dir := t.TempDir()
-	out, stderr, code := runGuard(t, dir, nil, "man", "pages")
-	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, "pages\n", out)
+	_, stderr, code := runGuard(t, dir, nil, "man", "pages")
+	assert.Equal(t, 2, code, "the shipped guard has no man command")
+	assert.Contains(t, stderr, `unknown command "man"`)
+
+	manBin := filepath.Join(t.TempDir(), "guard")
+	build := exec.Command("go", "build", "-tags", "manpages", "-o", manBin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	cmd := exec.Command(manBin, "man", "pages")
+	cmd.Dir, cmd.Env = dir, []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir()}
+	out, err = cmd.Output()
+	require.NoError(t, err)
+	assert.Equal(t, "pages\n", string(out))
 	for _, page := range []string{"guard.1", "guard-check.1", "guard-hook-pre-push.1", "guard-agent-install.1"} {
 		data, err := os.ReadFile(filepath.Join(dir, "pages", page))
 		if assert.NoError(t, err, page) {
