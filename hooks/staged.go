@@ -38,60 +38,97 @@ func StagedChanges(ctx context.Context, g gitrun.Git) ([]Change, error) {
 // prints them (git prints them sorted by path), so that a hook reads lock directories
 // while git still writes the rest of an initial import. A batch is only valid during
 // the call (its slice is reused); the paths in it stay valid. An error from fn stops git.
+//
+// On an unborn branch (a repository's first commit) every entry of the index is an
+// addition, and git's own list of the index (ls-files) says so sooner: `git diff
+// --cached` against the empty tree prints nothing until it has compared all of an
+// initial import (its first path comes after three quarters of its time), ls-files
+// starts at once and takes a third of the time, so the folders are read while git
+// still lists. An entry added with `git add -N` (not part of the commit) is checked
+// too: the stricter side.
 func StreamStagedChanges(ctx context.Context, g gitrun.Git, fn func([]Change) error) error {
+	unborn, err := gitrun.HeadUnborn(ctx, g)
+	if err != nil {
+		return fmt.Errorf("cannot tell whether HEAD has a commit: %w", err)
+	}
+	if unborn {
+		// --full-name and the top-level pathspec: the whole index, top-relative,
+		// wherever the hook runs. An unmerged path is listed once per stage.
+		args := []string{"ls-files", "-z", "--full-name", "--", ":/"}
+		last := ""
+		return g.Stream(ctx, args, func(out io.Reader) error {
+			return streamFields(out, "git ls-files", fn, func(field string, add func(Change) error) error {
+				if field == "" {
+					return fmt.Errorf("git ls-files: an empty path")
+				}
+				if field == last {
+					return nil
+				}
+				last = field
+				return add(Change{Status: 'A', Path: field})
+			}, func() error { return nil })
+		})
+	}
 	args := []string{"diff", "--cached", "--name-status", "-z", "--no-renames",
 		"--no-relative", "--ignore-submodules=none", "--no-ext-diff", "--no-textconv"}
 	return g.Stream(ctx, args, func(out io.Reader) error {
 		var p nameStatusParser
-		var batch []Change
-		add := func(c Change) error {
-			batch = append(batch, c)
-			return nil
-		}
-		buf := make([]byte, 64<<10)
-		carry := ""
-		for {
-			n, err := out.Read(buf)
-			if n > 0 {
-				// One string per read: the paths are slices of it, not one
-				// allocation each (an initial import prints 100,000 of them).
-				block := carry + string(buf[:n])
-				for {
-					i := strings.IndexByte(block, 0)
-					if i < 0 {
-						break
-					}
-					if perr := p.feed(block[:i], add); perr != nil {
-						return perr
-					}
-					block = block[i+1:]
+		return streamFields(out, "git diff --name-status", fn, p.feed, p.finish)
+	})
+}
+
+// streamFields reads git's NUL-terminated fields from out as they come, feeds each to
+// feed, which adds the changes it makes, and hands fn what each read added; finish
+// checks what is left at the end.
+func streamFields(out io.Reader, what string, fn func([]Change) error, feed func(string, func(Change) error) error, finish func() error) error {
+	var batch []Change
+	add := func(c Change) error {
+		batch = append(batch, c)
+		return nil
+	}
+	buf := make([]byte, 64<<10)
+	carry := ""
+	for {
+		n, err := out.Read(buf)
+		if n > 0 {
+			// One string per read: the paths are slices of it, not one
+			// allocation each (an initial import prints 100,000 of them).
+			block := carry + string(buf[:n])
+			for {
+				i := strings.IndexByte(block, 0)
+				if i < 0 {
+					break
 				}
-				carry = block
+				if perr := feed(block[:i], add); perr != nil {
+					return perr
+				}
+				block = block[i+1:]
+			}
+			carry = block
+			if len(batch) > 0 {
+				if ferr := fn(batch); ferr != nil {
+					return ferr
+				}
+				batch = batch[:0]
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			if carry != "" {
+				if perr := feed(carry, add); perr != nil {
+					return perr
+				}
 				if len(batch) > 0 {
 					if ferr := fn(batch); ferr != nil {
 						return ferr
 					}
-					batch = batch[:0]
 				}
 			}
-			if errors.Is(err, io.EOF) {
-				if carry != "" {
-					if perr := p.feed(carry, add); perr != nil {
-						return perr
-					}
-					if len(batch) > 0 {
-						if ferr := fn(batch); ferr != nil {
-							return ferr
-						}
-					}
-				}
-				return p.finish()
-			}
-			if err != nil {
-				return fmt.Errorf("git diff --name-status: %w", err)
-			}
+			return finish()
 		}
-	})
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
 }
 
 // parseNameStatusZ parses `--name-status -z` output without renames: a status field
