@@ -3,23 +3,18 @@ package etcd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/transport"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
-
 	"github.com/guardlocks/guard/guard"
 )
 
 // Backend is a project's locks in one etcd cluster (guard.Backend).
 type Backend struct {
-	cli     *clientv3.Client
+	cli     *client
 	keys    layout
 	where   string
 	timeout time.Duration
@@ -41,39 +36,29 @@ func Open(cfg *guard.Config, project string, env *guard.Env) (guard.Backend, err
 	if err != nil {
 		return nil, err
 	}
-	c := clientv3.Config{
+	c := clientConfig{
 		Endpoints:   bc.Endpoints,
 		DialTimeout: timeout,
 		Username:    bc.Username,
 		Password:    bc.Password,
-		// etcd's client logs its retries; guard says what it needs to itself.
-		Logger: zap.NewNop(),
-		// A lease kept alive by this client must stop being renewed when the
-		// process is gone; the client's own keep-alive is not used (Renew is).
-		AutoSyncInterval: 0,
 	}
 	if c.Password == "" && env != nil {
 		c.Password = env.Env("GUARD_ETCD_PASSWORD")
 	}
-	if bc.CA != "" || bc.Cert != "" {
-		rel := func(p string) string {
-			if p == "" || filepath.IsAbs(p) {
-				return p
-			}
-			return filepath.Join(cfg.Dir, p)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
 		}
-		info := transport.TLSInfo{CertFile: rel(bc.Cert), KeyFile: rel(bc.Key), TrustedCAFile: rel(bc.CA)}
-		tc, err := info.ClientConfig()
-		if err != nil {
-			return nil, fmt.Errorf("TLS files: %w", err)
-		}
-		c.TLS = tc
+		return filepath.Join(cfg.Dir, p)
 	}
+	c.CA, c.Cert, c.Key = rel(bc.CA), rel(bc.Cert), rel(bc.Key)
 	where := fmt.Sprintf("etcd at %s, project %s", strings.Join(bc.Endpoints, ","), project)
-	cli, err := clientv3.New(c)
+	cli, err := newClient(c)
 	if err != nil {
-		return nil, &guard.UnreachableError{Where: where, Err: fmt.Errorf("no connection within dial_timeout %s: %w", timeout, err)}
+		return nil, err
 	}
+	// No request is made here: the first one (a snapshot, a claim) finds out whether
+	// etcd answers, each within dial_timeout per member, and says so as unreachable.
 	return &Backend{cli: cli, keys: newLayout(bc.KeyPrefix(), project), where: where, timeout: timeout}, nil
 }
 
@@ -81,14 +66,14 @@ func Open(cfg *guard.Config, project string, env *guard.Env) (guard.Backend, err
 func (b *Backend) Where() string { return b.where }
 
 // Close ends the connection.
-func (b *Backend) Close() error { return b.cli.Close() }
-
-// Client is the etcd client (for guard doctor's health report and tests).
-func (b *Backend) Client() *clientv3.Client { return b.cli }
+func (b *Backend) Close() error {
+	b.cli.close()
+	return nil
+}
 
 // Snapshot reads every lock of the project at one revision.
 func (b *Backend) Snapshot(ctx context.Context) (*guard.BackendSnapshot, error) {
-	resp, err := b.cli.Get(ctx, b.keys.base, clientv3.WithPrefix())
+	resp, err := b.cli.get(ctx, b.keys.base, true)
 	if err != nil {
 		return nil, err
 	}
@@ -139,26 +124,23 @@ func ttlSeconds(d time.Duration) int64 {
 // Claim wins c.Lock in one transaction (see the package documentation).
 func (b *Backend) Claim(ctx context.Context, c guard.BackendClaim) (guard.BackendGrant, error) {
 	key := b.key(c.Lock)
-	var cmps []clientv3.Cmp
+	var cmps []compare
 	if c.Lock.Resource == "" {
 		cmps = b.keys.overlapping(c.Lock.Dir, c.Since)
 	} else {
-		cmps = []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(key), "<", c.Since+1)}
+		cmps = []compare{{Result: cmpLess, Target: targetMod, Key: []byte(key), Revision: c.Since + 1}}
 	}
-	cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(key), "=", c.Replace))
-	var lease clientv3.LeaseID
+	cmps = append(cmps, createdAt(key, c.Replace))
+	var lease int64
 	if c.TTL > 0 {
-		g, err := b.cli.Grant(ctx, ttlSeconds(c.TTL))
+		id, err := b.cli.grant(ctx, ttlSeconds(c.TTL))
 		if err != nil {
 			return nil, err
 		}
-		lease = g.ID
+		lease = id
 	}
-	var opts []clientv3.OpOption
-	if lease != 0 {
-		opts = append(opts, clientv3.WithLease(lease))
-	}
-	resp, err := b.cli.Txn(ctx).If(cmps...).Then(clientv3.OpPut(key, encode(c.Lock), opts...)).Commit()
+	put := &putRequest{Key: []byte(key), Value: []byte(encode(c.Lock)), Lease: lease}
+	resp, err := b.cli.txn(ctx, cmps, requestOp{Put: put})
 	if err != nil || !resp.Succeeded {
 		if lease != 0 {
 			b.revoke(lease)
@@ -172,25 +154,25 @@ func (b *Backend) Claim(ctx context.Context, c guard.BackendClaim) (guard.Backen
 	if c.Replace != 0 {
 		// A renewal by the owner keeps the fence; the old lease goes.
 		fence = c.Replace
-		if c.ReplaceLease != 0 && clientv3.LeaseID(c.ReplaceLease) != lease {
-			b.revoke(clientv3.LeaseID(c.ReplaceLease))
+		if c.ReplaceLease != 0 && c.ReplaceLease != lease {
+			b.revoke(c.ReplaceLease)
 		}
 	}
 	return b.newGrant(key, c.Lock, fence, lease, c.TTL), nil
 }
 
 // revoke ends a lease that no longer holds anything, within the timeout.
-func (b *Backend) revoke(id clientv3.LeaseID) {
+func (b *Backend) revoke(id int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	_, _ = b.cli.Revoke(ctx, id)
+	_ = b.cli.revoke(ctx, id)
 }
 
 // Attach returns the grant of the lock held at dir/name (or resource).
 func (b *Backend) Attach(ctx context.Context, dir, name, resource string) (guard.BackendGrant, *guard.BackendLock, error) {
 	bl := guard.BackendLock{Dir: dir, Name: name, Resource: resource}
 	key := b.key(bl)
-	resp, err := b.cli.Get(ctx, key)
+	resp, err := b.cli.get(ctx, key, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,27 +187,25 @@ func (b *Backend) Attach(ctx context.Context, dir, name, resource string) (guard
 	held.Fence, held.Lease = kv.CreateRevision, kv.Lease
 	var ttl time.Duration
 	if kv.Lease != 0 {
-		if t, err := b.cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease)); err == nil && t.GrantedTTL > 0 {
+		if t, err := b.cli.timeToLive(ctx, kv.Lease); err == nil && t.GrantedTTL > 0 {
 			ttl = time.Duration(t.GrantedTTL) * time.Second
 		}
 	}
-	return b.newGrant(key, held, kv.CreateRevision, clientv3.LeaseID(kv.Lease), ttl), &held, nil
+	return b.newGrant(key, held, kv.CreateRevision, kv.Lease, ttl), &held, nil
 }
 
 // WaitChange returns once a lock of the project changed after revision since.
 func (b *Backend) WaitChange(ctx context.Context, since int64) error {
-	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
-	defer cancel()
-	for resp := range b.cli.Watch(ctx, b.keys.base, clientv3.WithPrefix(), clientv3.WithRev(since+1)) {
-		if err := resp.Err(); err != nil {
-			return err
-		}
-		if len(resp.Events) > 0 {
-			return nil
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	w, err := b.cli.watch(ctx, b.keys.base, true, since+1)
+	if err != nil {
 		return err
 	}
-	return errors.New("the watch of the project's locks ended")
+	defer w.close()
+	if _, err := w.next(); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	return nil
 }

@@ -2,14 +2,9 @@ package etcd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
-
-	"go.etcd.io/etcd/api/v3/mvccpb"
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/guardlocks/guard/guard"
 )
@@ -23,7 +18,7 @@ type grant struct {
 	fence int64
 
 	mu       sync.Mutex
-	lease    clientv3.LeaseID
+	lease    int64
 	ttl      time.Duration
 	lost     chan struct{}
 	err      error
@@ -32,7 +27,7 @@ type grant struct {
 	stop     context.CancelFunc
 }
 
-func (b *Backend) newGrant(key string, bl guard.BackendLock, fence int64, lease clientv3.LeaseID, ttl time.Duration) *grant {
+func (b *Backend) newGrant(key string, bl guard.BackendLock, fence, lease int64, ttl time.Duration) *grant {
 	return &grant{b: b, key: key, lock: bl, fence: fence, lease: lease, ttl: ttl, lost: make(chan struct{})}
 }
 
@@ -47,28 +42,27 @@ func (g *grant) Renew(ctx context.Context, body []byte, ttl time.Duration) error
 	g.mu.Unlock()
 	bl := g.lock
 	bl.Body = body
-	opt := clientv3.WithIgnoreLease()
-	var fresh clientv3.LeaseID
+	put := &putRequest{Key: []byte(g.key), Value: []byte(encode(bl)), IgnoreLease: true}
+	var fresh int64
 	switch {
 	case ttl > 0 && (lease == 0 || ttlSeconds(ttl) != ttlSeconds(cur)):
-		gr, err := g.b.cli.Grant(ctx, ttlSeconds(ttl))
+		id, err := g.b.cli.grant(ctx, ttlSeconds(ttl))
 		if err != nil {
 			return err
 		}
-		fresh = gr.ID
-		opt = clientv3.WithLease(fresh)
+		fresh = id
+		put.IgnoreLease, put.Lease = false, fresh
 	case ttl <= 0 && lease != 0:
-		opt = clientv3.WithLease(clientv3.NoLease)
+		put.IgnoreLease = false // no lease: the key is detached from it
 	case lease != 0:
-		if _, err := g.b.cli.KeepAliveOnce(ctx, lease); err != nil {
-			if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		if err := g.b.cli.keepAliveOnce(ctx, lease); err != nil {
+			if isLeaseNotFound(err) {
 				return g.markLost(fmt.Errorf("%w: its lease ran out before it was renewed", guard.ErrBackendLost))
 			}
 			return err
 		}
 	}
-	resp, err := g.b.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(g.key), "=", g.fence)).
-		Then(clientv3.OpPut(g.key, encode(bl), opt)).Commit()
+	resp, err := g.b.cli.txn(ctx, []compare{createdAt(g.key, g.fence)}, requestOp{Put: put})
 	if err != nil || !resp.Succeeded {
 		if fresh != 0 {
 			g.b.revoke(fresh)
@@ -99,13 +93,12 @@ func (g *grant) Release(ctx context.Context) error {
 	}
 	lease := g.lease
 	g.mu.Unlock()
-	resp, err := g.b.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(g.key), "=", g.fence)).
-		Then(clientv3.OpDelete(g.key)).Commit()
+	resp, err := g.b.cli.txn(ctx, []compare{createdAt(g.key, g.fence)}, requestOp{Delete: &deleteRequest{Key: []byte(g.key)}})
 	if err != nil {
 		return err
 	}
 	if lease != 0 {
-		_, _ = g.b.cli.Revoke(ctx, lease)
+		_ = g.b.cli.revoke(ctx, lease)
 	}
 	if !resp.Succeeded {
 		return fmt.Errorf("%w: it was deleted or replaced before the release", guard.ErrBackendLost)
@@ -152,15 +145,13 @@ func (g *grant) markLost(err error) error {
 func (g *grant) watch(ctx context.Context) {
 	for ctx.Err() == nil {
 		rctx, cancel := context.WithTimeout(ctx, g.b.timeout)
-		resp, err := g.b.cli.Get(rctx, g.key)
+		resp, err := g.b.cli.get(rctx, g.key, false)
 		cancel()
 		if err != nil {
 			// Unreachable for now: etcd, not this process, decides whether the lock
 			// lives; look again.
-			select {
-			case <-ctx.Done():
+			if !sleepCtx(ctx, time.Second) {
 				return
-			case <-time.After(time.Second):
 			}
 			continue
 		}
@@ -168,17 +159,39 @@ func (g *grant) watch(ctx context.Context) {
 			g.markLost(fmt.Errorf("%w: the key %s was deleted (released, or its lease ran out) or replaced", guard.ErrBackendLost, g.key))
 			return
 		}
-		wch := g.b.cli.Watch(clientv3.WithRequireLeader(ctx), g.key, clientv3.WithRev(resp.Header.Revision+1))
-		for wr := range wch {
-			if wr.Err() != nil {
-				break
+		w, err := g.b.cli.watch(ctx, g.key, false, resp.Header.Revision+1)
+		if err != nil {
+			if !sleepCtx(ctx, time.Second) {
+				return
+			}
+			continue
+		}
+		for {
+			wr, err := w.next()
+			if err != nil {
+				break // broken: read the key afresh and watch again
 			}
 			for _, ev := range wr.Events {
-				if ev.Type == mvccpb.DELETE || ev.Kv.CreateRevision != g.fence {
+				if ev.Delete || ev.Kv.CreateRevision != g.fence {
+					w.close()
 					g.markLost(fmt.Errorf("%w: the key %s was deleted (released, or its lease ran out) or replaced", guard.ErrBackendLost, g.key))
 					return
 				}
 			}
 		}
+		w.close()
+		if !sleepCtx(ctx, 200*time.Millisecond) { // not a tight loop while etcd has no leader
+			return
+		}
+	}
+}
+
+// sleepCtx waits d, false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
 	}
 }

@@ -33,8 +33,6 @@ package etcd
 import (
 	"net/url"
 	"strings"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // layout builds the keys of one project.
@@ -83,14 +81,24 @@ const maxCompares = 100
 
 // overlapping are the compares of a claim of a lock in dir judged at revision since:
 // no lock changed after since in a folder above dir, in dir, or below dir.
-func (k layout) overlapping(dir string, since int64) []clientv3.Cmp {
+func (k layout) overlapping(dir string, since int64) []compare {
 	segs := segments(dir)
 	if len(segs)+1 > maxCompares {
-		return []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(k.locks()).WithPrefix(), "<", since+1)}
+		return []compare{unchangedSince(k.locks(), since)}
 	}
-	cmps := make([]clientv3.Cmp, 0, len(segs)+1)
+	cmps := make([]compare, 0, len(segs)+1)
 	for i := range segs {
-		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k.here(strings.Join(segs[:i], "/"))).WithPrefix(), "<", since+1))
+		cmps = append(cmps, unchangedSince(k.here(strings.Join(segs[:i], "/")), since))
 	}
-	return append(cmps, clientv3.Compare(clientv3.ModRevision(k.dirPrefix(dir)).WithPrefix(), "<", since+1))
+	return append(cmps, unchangedSince(k.dirPrefix(dir), since))
+}
+
+// unchangedSince compares every key under prefix: none modified after revision since.
+func unchangedSince(prefix string, since int64) compare {
+	return compare{Result: cmpLess, Target: targetMod, Key: []byte(prefix), RangeEnd: prefixEnd(prefix), Revision: since + 1}
+}
+
+// createdAt compares key's create revision with rev (0: the key does not exist).
+func createdAt(key string, rev int64) compare {
+	return compare{Result: cmpEqual, Target: targetCreate, Key: []byte(key), Revision: rev}
 }

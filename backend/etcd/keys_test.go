@@ -20,7 +20,10 @@ func TestKeyLayoutKeepsEachFoldersLocksAndItsSubtreeInTheirOwnRanges(t *testing.
 	cmps := k.overlapping("src/api", 41)
 	var keys []string
 	for _, c := range cmps {
-		keys = append(keys, string(c.KeyBytes()))
+		keys = append(keys, string(c.Key))
+		assert.Equal(t, string(prefixEnd(string(c.Key))), string(c.RangeEnd), "a compare over the whole range")
+		assert.Equal(t, int64(42), c.Revision, "unchanged since the judgement's revision")
+		assert.Equal(t, targetMod, c.Target)
 	}
 	assert.Equal(t, []string{
 		"/guard/github.com%2Fo%2Fr/locks/f:",
@@ -28,4 +31,11 @@ func TestKeyLayoutKeepsEachFoldersLocksAndItsSubtreeInTheirOwnRanges(t *testing.
 		"/guard/github.com%2Fo%2Fr/locks/d:src/d:api/",
 	}, keys)
 	assert.Len(t, k.overlapping("", 1), 1)
+}
+
+func TestPrefixEndIsTheFirstKeyPastThePrefix(t *testing.T) {
+	assert.Equal(t, "/guard/p/locks0", string(prefixEnd("/guard/p/locks/")))
+	assert.Equal(t, []byte{'a', 0x01}, prefixEnd("a\x00"))
+	assert.Equal(t, []byte{'b'}, prefixEnd("a\xff"))
+	assert.Equal(t, []byte{0}, prefixEnd("\xff\xff"))
 }

@@ -1,0 +1,488 @@
+package etcd
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// guard speaks etcd's gRPC API itself, over net/http's HTTP/2, rather than through
+// go.etcd.io/etcd/client/v3: that client's gRPC and protobuf packages run their
+// start-up work in every guard process, 2.5 ms of the 7 ms `guard version` took,
+// paid by every hook and agent call whether or not the project has a backend. guard
+// needs ten calls of the API (range, txn, lease grant, revoke, keep-alive, time to
+// live, watch, authenticate); this file carries them, wire.go encodes their messages.
+// (etcd's JSON gateway would have been simpler, but it refuses a client certificate
+// that has a common name, which mutual TLS setups have.)
+
+// client is a connection to one etcd cluster.
+type client struct {
+	endpoints []*url.URL
+	http      *http.Client
+	user      string
+	password  string
+
+	mu    sync.Mutex
+	next  int    // the endpoint that answered last
+	token string // the auth token, once authenticated
+}
+
+// clientConfig is what newClient needs.
+type clientConfig struct {
+	Endpoints   []string
+	DialTimeout time.Duration
+	Username    string
+	Password    string
+	CA          string
+	Cert, Key   string
+}
+
+func newClient(c clientConfig) (*client, error) {
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: c.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout: c.DialTimeout,
+		ForceAttemptHTTP2:   true,
+	}
+	// gRPC is HTTP/2 only: with TLS as negotiated, without it from the first byte.
+	var protos http.Protocols
+	protos.SetHTTP2(true)
+	protos.SetUnencryptedHTTP2(true)
+	tr.Protocols = &protos
+	// A watch can last hours (guard run): a connection that died without a word is
+	// found by a ping after 30 s of silence, and the watch is made again.
+	tr.HTTP2 = &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second}
+	if c.CA != "" || c.Cert != "" {
+		tc, err := tlsConfig(c.CA, c.Cert, c.Key)
+		if err != nil {
+			return nil, err
+		}
+		tr.TLSClientConfig = tc
+	}
+	cl := &client{http: &http.Client{Transport: tr}, user: c.Username, password: c.Password}
+	for _, e := range c.Endpoints {
+		u, err := url.Parse(strings.TrimRight(e, "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("endpoint %q is not a URL such as http://127.0.0.1:2379", e)
+		}
+		cl.endpoints = append(cl.endpoints, u)
+	}
+	if len(cl.endpoints) == 0 {
+		return nil, errors.New("no endpoint")
+	}
+	return cl, nil
+}
+
+// tlsConfig trusts ca (a PEM file; none: the system's roots) and presents cert/key.
+func tlsConfig(ca, cert, key string) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: []string{"h2"}}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, fmt.Errorf("TLS files: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS files: %s holds no PEM certificate", ca)
+		}
+		tc.RootCAs = pool
+	}
+	if cert != "" || key != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("TLS files: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{pair}
+	}
+	return tc, nil
+}
+
+func (c *client) close() { c.http.CloseIdleConnections() }
+
+// apiError is an error etcd answered with: its gRPC status code and message
+// ("etcdserver: requested lease not found").
+type apiError struct {
+	Code    int
+	Message string
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+// gRPC status codes guard tells apart.
+const (
+	codeNotFound        = 5
+	codeUnavailable     = 14
+	codeUnauthenticated = 16
+)
+
+// isLeaseNotFound reports an answer that the lease no longer exists.
+func isLeaseNotFound(err error) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.Code == codeNotFound && strings.Contains(ae.Message, "lease not found")
+}
+
+// stream is one call's response: its messages, then its status.
+type stream struct {
+	res    *http.Response
+	send   *io.PipeWriter // the request body, open while the call streams
+	cancel context.CancelFunc
+	buf    [5]byte
+}
+
+// recv returns the next message; at the end of the call it returns the call's error
+// status, or io.EOF when the call succeeded.
+func (s *stream) recv() ([]byte, error) {
+	if _, err := io.ReadFull(s.res.Body, s.buf[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			if st := status(s.res.Trailer); st != nil {
+				return nil, st
+			}
+			return nil, io.EOF
+		}
+		return nil, err
+	}
+	if s.buf[0] != 0 {
+		return nil, errors.New("etcd sent a compressed message")
+	}
+	n := binary.BigEndian.Uint32(s.buf[1:])
+	if n > 64<<20 {
+		return nil, fmt.Errorf("etcd sent a message of %d bytes", n)
+	}
+	msg := make([]byte, n)
+	if _, err := io.ReadFull(s.res.Body, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+func (s *stream) close() {
+	if s.send != nil {
+		s.send.Close()
+	}
+	s.cancel()
+	s.res.Body.Close()
+}
+
+// status is the gRPC status in h (headers of a call that failed at once, or the
+// trailers), nil for OK or none.
+func status(h http.Header) error {
+	code := h.Get("Grpc-Status")
+	if code == "" || code == "0" {
+		return nil
+	}
+	n, err := strconv.Atoi(code)
+	if err != nil {
+		n = -1
+	}
+	msg, _ := url.PathUnescape(h.Get("Grpc-Message"))
+	if msg == "" {
+		msg = "gRPC status " + code
+	}
+	return &apiError{Code: n, Message: msg}
+}
+
+// frame is msg with gRPC's length prefix.
+func frame(msg []byte) []byte {
+	out := make([]byte, 5, 5+len(msg))
+	binary.BigEndian.PutUint32(out[1:], uint32(len(msg)))
+	return append(out, msg...)
+}
+
+// unary calls method (e.g. "etcdserverpb.KV/Range") with req and returns the answer.
+func (c *client) unary(ctx context.Context, method string, req []byte) ([]byte, error) {
+	s, err := c.open(ctx, method, req, false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	msg, err := s.recv()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("etcd %s: no answer", method)
+		}
+		return nil, err
+	}
+	return msg, nil
+}
+
+// open starts a call of method on the first endpoint that answers (the one that
+// answered last first), authenticated when a user is configured. With streaming the
+// request body stays open (for the caller to close). With leader, etcd refuses the
+// call while its member has no leader (clientv3's WithRequireLeader), so that a
+// watch on a member cut off from the others does not wait forever.
+func (c *client) open(ctx context.Context, method string, req []byte, streaming, leader bool) (*stream, error) {
+	token, err := c.authToken(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.start(ctx, method, req, token, streaming, leader)
+	var ae *apiError
+	if errors.As(err, &ae) && ae.Code == codeUnauthenticated && c.user != "" {
+		// The token expired (etcd's simple tokens last five minutes idle): once more
+		// with a fresh one.
+		c.mu.Lock()
+		c.token = ""
+		c.mu.Unlock()
+		if token, err = c.authToken(ctx); err != nil {
+			return nil, err
+		}
+		s, err = c.start(ctx, method, req, token, streaming, leader)
+	}
+	return s, err
+}
+
+func (c *client) start(ctx context.Context, method string, req []byte, token string, streaming, leader bool) (*stream, error) {
+	c.mu.Lock()
+	first := c.next
+	c.mu.Unlock()
+	var errs []error
+	for i := range c.endpoints {
+		n := (first + i) % len(c.endpoints)
+		s, err := c.startAt(ctx, c.endpoints[n], method, req, token, streaming, leader)
+		var ae *apiError
+		if err == nil {
+			c.mu.Lock()
+			c.next = n
+			c.mu.Unlock()
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		if errors.As(err, &ae) && ae.Code != codeUnavailable {
+			return nil, err // etcd's answer, not the member's absence
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", c.endpoints[n].Host, err))
+	}
+	return nil, errors.Join(errs...)
+}
+
+func (c *client) startAt(ctx context.Context, ep *url.URL, method string, req []byte, token string, streaming, leader bool) (*stream, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	u := *ep
+	u.Path = "/" + method
+	var body io.Reader
+	var send *io.PipeWriter
+	if streaming {
+		pr, pw := io.Pipe()
+		body, send = pr, pw
+		go func() {
+			if _, err := pw.Write(frame(req)); err != nil {
+				pw.CloseWithError(err)
+			}
+		}()
+	} else {
+		body = strings.NewReader(string(frame(req)))
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), body)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	hr.Header.Set("Content-Type", "application/grpc")
+	hr.Header.Set("Te", "trailers")
+	if token != "" {
+		hr.Header.Set("Token", token)
+	}
+	if leader {
+		hr.Header.Set("Hasleader", "true")
+	}
+	res, err := c.http.Do(hr)
+	if err != nil {
+		cancel()
+		if send != nil {
+			send.Close()
+		}
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		res.Body.Close()
+		cancel()
+		if send != nil {
+			send.Close()
+		}
+		return nil, &apiError{Code: codeUnavailable, Message: fmt.Sprintf("HTTP %s from %s", res.Status, ep.Host)}
+	}
+	if st := status(res.Header); st != nil {
+		// A call that failed at once answers with its status in the headers.
+		res.Body.Close()
+		cancel()
+		if send != nil {
+			send.Close()
+		}
+		return nil, st
+	}
+	return &stream{res: res, send: send, cancel: cancel}, nil
+}
+
+// authToken authenticates once, when a user is configured.
+func (c *client) authToken(ctx context.Context) (string, error) {
+	if c.user == "" {
+		return "", nil
+	}
+	c.mu.Lock()
+	token := c.token
+	c.mu.Unlock()
+	if token != "" {
+		return token, nil
+	}
+	s, err := c.start(ctx, "etcdserverpb.Auth/Authenticate", authenticateRequest(c.user, c.password), "", false, false)
+	if err == nil {
+		defer s.close()
+		var msg []byte
+		if msg, err = s.recv(); err == nil {
+			token, err = decodeToken(msg)
+		}
+	}
+	if err != nil || token == "" {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = errors.New("no token in etcd's answer")
+		}
+		return "", fmt.Errorf("authenticating as %s: %w", c.user, err)
+	}
+	c.mu.Lock()
+	c.token = token
+	c.mu.Unlock()
+	return token, nil
+}
+
+// prefixEnd is the end of the range of every key that starts with prefix.
+func prefixEnd(prefix string) []byte {
+	end := []byte(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return []byte{0} // every key
+}
+
+func (c *client) get(ctx context.Context, key string, prefix bool) (*rangeResponse, error) {
+	var end []byte
+	if prefix {
+		end = prefixEnd(key)
+	}
+	msg, err := c.unary(ctx, "etcdserverpb.KV/Range", rangeRequest([]byte(key), end))
+	if err != nil {
+		return nil, err
+	}
+	return decodeRangeResponse(msg)
+}
+
+func (c *client) txn(ctx context.Context, cmps []compare, ops ...requestOp) (*txnResponse, error) {
+	msg, err := c.unary(ctx, "etcdserverpb.KV/Txn", txnRequest(cmps, ops))
+	if err != nil {
+		return nil, err
+	}
+	return decodeTxnResponse(msg)
+}
+
+func (c *client) grant(ctx context.Context, ttl int64) (int64, error) {
+	msg, err := c.unary(ctx, "etcdserverpb.Lease/LeaseGrant", grantRequest(ttl))
+	if err != nil {
+		return 0, err
+	}
+	r, err := decodeLeaseResponse(msg, true)
+	switch {
+	case err != nil:
+		return 0, err
+	case r.Error != "":
+		return 0, errors.New(r.Error)
+	case r.ID == 0:
+		return 0, errors.New("etcd granted no lease")
+	}
+	return r.ID, nil
+}
+
+func (c *client) revoke(ctx context.Context, id int64) error {
+	_, err := c.unary(ctx, "etcdserverpb.Lease/LeaseRevoke", idRequest(id))
+	return err
+}
+
+func (c *client) timeToLive(ctx context.Context, id int64) (*leaseResponse, error) {
+	msg, err := c.unary(ctx, "etcdserverpb.Lease/LeaseTimeToLive", idRequest(id))
+	if err != nil {
+		return nil, err
+	}
+	return decodeLeaseResponse(msg, false)
+}
+
+// keepAliveOnce renews the lease once: the keep-alive call is a stream, whose first
+// answer is the renewal; a TTL of 0 there means the lease is gone.
+func (c *client) keepAliveOnce(ctx context.Context, id int64) error {
+	s, err := c.open(ctx, "etcdserverpb.Lease/LeaseKeepAlive", idRequest(id), true, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	msg, err := s.recv()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("etcd lease keep-alive: no answer")
+		}
+		return err
+	}
+	r, err := decodeLeaseResponse(msg, false)
+	if err != nil {
+		return err
+	}
+	if r.TTL <= 0 {
+		return &apiError{Code: codeNotFound, Message: "etcdserver: requested lease not found"}
+	}
+	return nil
+}
+
+// watcher is one watch stream.
+type watcher struct{ s *stream }
+
+// watch starts a watch of key (with prefix, of every key under it) from revision
+// rev, refused while the member has no leader.
+func (c *client) watch(ctx context.Context, key string, prefix bool, rev int64) (*watcher, error) {
+	var end []byte
+	if prefix {
+		end = prefixEnd(key)
+	}
+	s, err := c.open(ctx, "etcdserverpb.Watch/Watch", watchCreateRequest([]byte(key), end, rev), true, true)
+	if err != nil {
+		return nil, err
+	}
+	return &watcher{s: s}, nil
+}
+
+// next returns the watch's next answer that has events; a canceled or broken watch
+// is an error.
+func (w *watcher) next() (*watchResponse, error) {
+	for {
+		msg, err := w.s.recv()
+		if err != nil {
+			return nil, fmt.Errorf("the watch ended: %w", err)
+		}
+		r, err := decodeWatchResponse(msg)
+		switch {
+		case err != nil:
+			return nil, err
+		case r.Canceled:
+			reason := r.CancelReason
+			if r.CompactRevision != 0 {
+				reason = fmt.Sprintf("revision compacted (to %d)", r.CompactRevision)
+			}
+			return nil, fmt.Errorf("etcd canceled the watch: %s", reason)
+		case len(r.Events) > 0:
+			return r, nil
+		}
+	}
+}
+
+func (w *watcher) close() { w.s.close() }
