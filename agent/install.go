@@ -267,6 +267,11 @@ func runSettings(opts InstallOptions, add bool) error {
 			return guard.Exitf(guard.ExitUsage, "%w", err)
 		}
 	}
+	if add && !opts.User {
+		// The hook's first search for a lock near a command it cannot read would
+		// list the whole project while the agent waits; do it now instead.
+		PrimeNear(env, env.Dir)
+	}
 	return report(env, opts, res)
 }
 

@@ -156,3 +156,40 @@ func FuzzParseNearCache(f *testing.F) {
 		}
 	})
 }
+
+// agent-install lists the project into the near-lock cache, so that the hook's first
+// search is a warm one; the cache it writes still hides no lock: a folder that holds
+// a lock is marked so and asked about, and the stamps only count once old enough.
+func TestAgentInstallPrimesTheNearLockCache(t *testing.T) {
+	repo, cacheDir := nearTree(t)
+	lock := filepath.Join(repo, "a", "b", "LOCK.txt")
+	require.NoError(t, os.WriteFile(lock, []byte(aliceLock), 0o644))
+	env, _, _ := installEnv(t, repo, filepath.Join(filepath.Dir(repo), "home"))
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
+
+	files, err := filepath.Glob(filepath.Join(cacheDir, "*"))
+	require.NoError(t, err)
+	require.Len(t, files, 1, "agent-install kept no listing of the project")
+	c := openNearCacheAt(t, files[0], repo)
+	var rels []string
+	for rel := range c.loaded {
+		rels = append(rels, rel)
+	}
+	assert.ElementsMatch(t, []string{".", ".claude", "a", "a/b", "a/b/c", "free"}, rels, "every folder but .git, the settings folder just made included")
+	assert.True(t, c.loaded["a/b"].hasLock)
+	assert.False(t, c.loaded["a"].hasLock)
+
+	ageCache(t, cacheDir)
+	v := decideBash(t, repo, unreadable, false)
+	assert.Equal(t, Ask, v.Decision)
+	assert.Contains(t, v.Reason, lock)
+	require.NoError(t, os.Remove(lock))
+	assert.Equal(t, None, decideBash(t, repo, unreadable, false).Decision)
+
+	// A user-wide install has no project to list.
+	home := t.TempDir()
+	env, _, _ = installEnv(t, repo, home)
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, User: true}))
+	_, err = os.Stat(filepath.Join(home, ".local", "state", "guard", "near"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

@@ -51,8 +51,22 @@ func (d *decider) searchNear(root string) string {
 			return near
 		}
 	}
+	return walkNear(d.env, root, func(dir string, e nearEntry) string {
+		if e.hasLock && dir != root {
+			return d.refusingLock(dir)
+		}
+		return ""
+	})
+}
+
+// walkNear lists every folder of root, breadth first and in name order (so the
+// nearest lock is named first), taking a folder's listing from the project's cache
+// while its stamp still matches, and calls visit with each; a non-empty answer from
+// visit ends the walk with it. A walk that saw every folder is kept in the cache.
+// Past the bounds, or at a folder it cannot read, the answer says so (fail closed).
+func walkNear(env *guard.Env, root string, visit func(dir string, e nearEntry) string) string {
 	deadline := time.Now().Add(nearLockLimit)
-	cache := openNearCache(d.env, root)
+	cache := openNearCache(env, root)
 	stamps := newStamper(root)
 	defer stamps.close()
 	queue := []string{"."}
@@ -61,7 +75,6 @@ func (d *decider) searchNear(root string) string {
 		if n >= maxNearDirs || time.Now().After(deadline) {
 			return fmt.Sprintf("%s (guard could not look through all of it in time, so it assumes a lock there: fail closed)", root)
 		}
-		// Breadth first, in name order: the nearest lock is named first.
 		rel := queue[0]
 		queue = queue[1:]
 		dir := filepath.Join(root, rel)
@@ -85,16 +98,24 @@ func (d *decider) searchNear(root string) string {
 		for _, name := range e.subdirs {
 			queue = append(queue, filepath.Join(rel, name))
 		}
-		if e.hasLock && dir != root {
-			if near := d.refusingLock(dir); near != "" {
-				return near
-			}
+		if answer := visit(dir, e); answer != "" {
+			return answer
 		}
 	}
-	// Only a complete search is kept: it is the expensive one, and the one whose
-	// every folder is known.
+	// Only a complete walk is kept: it is the expensive one, and the one whose every
+	// folder is known.
 	cache.save()
 	return ""
+}
+
+// PrimeNear lists every folder of the project that holds dir into the near-lock
+// cache, so that the agent hook's first search for a lock near a command it cannot
+// read finds the listings there (one lstat a folder) instead of reading the whole
+// tree while the agent waits. agent-install runs it for the project it installs
+// into; it changes nothing but guard's state directory.
+func PrimeNear(env *guard.Env, dir string) {
+	root := projectRoot(dir)
+	walkNear(env, root, func(string, nearEntry) string { return "" })
 }
 
 // listNear lists dir: its subfolders in name order (not git's own folder, nor

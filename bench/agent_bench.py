@@ -8,6 +8,7 @@ exist yet (the deep path) or files guard is only asked about.
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -89,7 +90,15 @@ cases = [
     ("Bash, unreadable, none refusing, cold", ["agent-hook", "claude"],
      hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "",
      {"GUARD_OWNER": lock_owner, "XDG_STATE_HOME": "/proc/guard-bench-no-state"}),
+    # The first search of a project after `guard agent-install claude` (which lists
+    # the project into the cache): each round gets a new state directory, primed by
+    # an install and an uninstall (not timed), so the settings folder comes and goes.
+    ("Bash, unreadable, first after install", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "",
+     {"GUARD_OWNER": lock_owner, "XDG_STATE_HOME": "PRIMED"}),
 ]
+primed_root = os.path.join(os.path.dirname(repo), "guard-bench-primed")
+shutil.rmtree(primed_root, ignore_errors=True)
 
 times = {name: [] for name, *_ in cases}
 # CPU time (user + system) of each run, from the children's rusage: on a loaded
@@ -101,9 +110,14 @@ def children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
 
-for _ in range(runs):
+for rnd in range(runs):
     for name, args, stdin, expect, *extra in cases:
         case_env = dict(env, **extra[0]) if extra else env
+        if case_env.get("XDG_STATE_HOME") == "PRIMED":
+            state = os.path.join(primed_root, "r%d" % rnd)
+            case_env = dict(case_env, XDG_STATE_HOME=state)
+            for verb in ("agent-install", "agent-uninstall"):
+                subprocess.run([guard, verb, "claude"], cwd=repo, env=case_env, check=True, capture_output=True)
         c0 = children_cpu()
         t0 = time.perf_counter()
         p = subprocess.run([guard, *args], input=stdin, cwd=repo, env=case_env, capture_output=True)
