@@ -436,16 +436,20 @@ func userFlag(top string) string {
 	return ""
 }
 
-// codexTrustsProject reports whether config.toml trusts top or a folder above it.
+// codexTrustsProject reports whether config.toml trusts the project at top. Codex
+// (0.171, confirmed by TestRealCodexTrustsOnlyTheProjectItself) reads the entry of
+// the folder it runs in, else of its git root; an entry for a folder above the
+// project does not make it trusted, so only top's own entry counts here.
 func codexTrustsProject(st codexState, top string) bool {
-	for dir := top; ; dir = filepath.Dir(dir) {
-		if p, ok := st.Projects[dir]; ok {
+	if p, ok := st.Projects[top]; ok {
+		return p.TrustLevel == "trusted"
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil && real != top {
+		if p, ok := st.Projects[real]; ok {
 			return p.TrustLevel == "trusted"
 		}
-		if filepath.Dir(dir) == dir {
-			return false
-		}
 	}
+	return false
 }
 
 // codexTrust keeps the trust records of guard's entries in step with the hooks.json at

@@ -131,3 +131,20 @@ func TestCodexHookHash(t *testing.T) {
 	canonicalJSON(&b, map[string]any{"type": "command", "command": "a<b>&\"\\\n\x01é", "timeout": uint64(600), "async": false})
 	assert.Equal(t, `{"async":false,"command":"a<b>&\"\\\n\u0001é","timeout":600,"type":"command"}`, b.String())
 }
+
+// Codex trusts a project by its own entry (or the folder it runs in), never by an
+// entry for a folder above it (the real Codex: TestRealCodexTrustsOnlyTheProjectItself).
+func TestCodexTrustIsTheProjectsOwnEntry(t *testing.T) {
+	st := codexState{}
+	st.Projects = map[string]struct {
+		TrustLevel string `toml:"trust_level"`
+	}{
+		"/home/alice":              {"trusted"},
+		"/home/alice/work/blocked": {"untrusted"},
+		"/home/alice/work/proj":    {"trusted"},
+	}
+	assert.False(t, codexTrustsProject(st, "/home/alice/code/proj"), "a trusted parent does not trust the project")
+	assert.False(t, codexTrustsProject(st, "/home/alice/work/blocked"))
+	assert.True(t, codexTrustsProject(st, "/home/alice/work/proj"))
+	assert.True(t, codexTrustsProject(st, "/home/alice"))
+}

@@ -243,3 +243,46 @@ func TestRealGeminiRunsProjectHooksOnlyInATrustedFolder(t *testing.T) {
 	require.Len(t, results, 1)
 	assert.Contains(t, results[0], lock)
 }
+
+// TestRealCodexTrustsOnlyTheProjectItself: Codex 0.171 decides a project's trust by
+// the config.toml entry of the folder it runs in or of its git root, not of a folder
+// above: with only the parent trusted it skips the project's hooks.json without a
+// word and the write into the locked folder lands. doctor says so, and stops saying
+// it once the project itself is trusted, when the hook runs again.
+func TestRealCodexTrustsOnlyTheProjectItself(t *testing.T) {
+	bin := agente2e.CLI(t, agente2e.Codex)
+	t.Logf("driving %s", agente2e.Version(t, bin))
+	home := t.TempDir()
+	codexHome := agente2e.CodexHome(home)
+	env := []string{"HOME=" + home, "CODEX_HOME=" + codexHome}
+	s := agente2e.NewServer(t, "echo agent > locked/new.txt")
+	repo := ctRepo(t, map[string]string{"locked/a.go": "package a\n", "free/x.txt": "x\n"})
+	lock := ctWrite(t, repo, "locked/LOCK.txt", "owner: alice\npurpose: the parser rewrite\n"+ctLive)
+	config := filepath.Join(codexHome, "config.toml")
+	agente2e.WriteFile(t, config, agente2e.CodexConfig(s)+"\n[projects."+tomlQuote(filepath.Dir(repo))+"]\ntrust_level = \"trusted\"\n")
+	out, errOut, code := ctRun(t, repo, env, "", "agent-install", "codex")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "installed ")
+	assert.Contains(t, errOut, "Codex loads "+filepath.Join(repo, ".codex", "hooks.json")+" only in a project it trusts, and "+repo+" is not trusted in "+config)
+	out, _, code = ctRun(t, repo, env, "", "doctor", "--json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "codex loads "+filepath.Join(repo, ".codex", "hooks.json")+" only in a trusted project, and "+repo+" is not trusted in "+config)
+
+	res := agente2e.RunCodex(t, s, agente2e.Run{Dir: repo, Home: home})
+	require.NoError(t, res.Err)
+	assert.FileExists(t, filepath.Join(repo, "locked", "new.txt"), "Codex ran the hook with only a parent folder trusted: doctor's rule may be too strict now\n%s", res.Stderr)
+	require.NoError(t, os.Remove(filepath.Join(repo, "locked", "new.txt")))
+
+	// The project itself trusted: doctor is content, and the hook runs.
+	agente2e.WriteFile(t, config, ctRead(t, config)+"\n[projects."+tomlQuote(repo)+"]\ntrust_level = \"trusted\"\n")
+	out, _, _ = ctRun(t, repo, env, "", "doctor", "--json")
+	assert.NotContains(t, out, "codex")
+	s2 := agente2e.NewServer(t, "echo agent > locked/new.txt")
+	agente2e.WriteFile(t, config, strings.Replace(ctRead(t, config), s.URL, s2.URL, 1))
+	res = agente2e.RunCodex(t, s2, agente2e.Run{Dir: repo, Home: home})
+	require.NoError(t, res.Err)
+	assert.NoFileExists(t, filepath.Join(repo, "locked", "new.txt"), res.Stderr)
+	results := s2.ToolResults()
+	require.Len(t, results, 1, s2.Log())
+	assert.Contains(t, results[0], lock)
+}
