@@ -111,7 +111,7 @@ func (d *decider) claimPath(p string, seen map[string]bool) (string, error) {
 // or agent-release removes it.
 func (d *decider) lease(spec lockcore.Spec) (lockcore.Handle, error) {
 	// A project with a backend claims there first, as guard lock does.
-	subject, err := guard.ResolveSubject(d.env, spec.Dir, guard.Identity{})
+	subject, err := d.subjects().Resolve(spec.Dir, guard.Identity{})
 	if err != nil {
 		return nil, err
 	}

@@ -116,6 +116,17 @@ type decider struct {
 	near *string
 	// segments are the shell call's simple commands, handed on in the verdict.
 	segments []Segment
+	// resolver keeps what resolving the call's paths read (a script's forty commands
+	// mostly act in one or two folders).
+	resolver *guard.Resolver
+}
+
+// subjects resolves paths for the decision, reading each folder once.
+func (d *decider) subjects() *guard.Resolver {
+	if d.resolver == nil {
+		d.resolver = guard.NewResolver(d.env)
+	}
+	return d.resolver
 }
 
 func (d *decider) deny(s string) { d.denies = append(d.denies, s) }
@@ -193,7 +204,7 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 	}
 	// Each path is judged under the configuration of the repository holding it (its
 	// host, and its owner when the agent has no session id), as guard check judges it.
-	subjects, err := guard.SubjectsOf(d.env, paths, guard.Identity{})
+	subjects, err := d.subjects().Of(paths, guard.Identity{})
 	if err != nil {
 		d.deny(fmt.Sprintf("guard: cannot check %s: %v; fix it to continue (fail closed)", what, err))
 		return
@@ -402,7 +413,7 @@ func guardControl(p string) string {
 // PUBLIC.txt checks are not run here: a hook must be quick and harmless; `guard
 // publish` runs them.
 func (d *decider) publication(e Effect) {
-	project, err := guard.ResolveSubject(d.env, e.Path, guard.Identity{})
+	project, err := d.subjects().Resolve(e.Path, guard.Identity{})
 	if err != nil {
 		d.deny(fmt.Sprintf("guard: cannot judge %s of %s: %v (fail closed)", e.Op, e.Path, err))
 		return

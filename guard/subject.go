@@ -40,6 +40,43 @@ type Subject struct {
 // is returned even then (with an empty Config), for the one caller that must record
 // who acted whatever the configuration says: the bypass log.
 func ResolveSubject(env *Env, path string, flags Identity) (*Subject, error) {
+	return NewResolver(env).Resolve(path, flags)
+}
+
+// Policy returns a new Policy deciding for the subject's identity at env's time.
+func (s *Subject) Policy(env *Env) *Policy { return NewPolicy(env, s.Identity) }
+
+// SubjectsOf resolves every path of one command. Paths in different repositories may
+// be governed by different configurations and so act under different identities;
+// Groups sorts them out.
+func SubjectsOf(env *Env, paths []string, flags Identity) ([]*Subject, error) {
+	return NewResolver(env).Of(paths, flags)
+}
+
+// Resolver is ResolveSubject for a caller that asks about many paths in few folders
+// (the agent hook judging a script of forty commands): what a folder's resolution
+// reads (its repository, the working trees, the .guard.toml) is read once per
+// Resolver and kept. Make one per decision: it does not see later changes.
+type Resolver struct {
+	env  *Env
+	dirs map[string]resolvedDir
+}
+
+type resolvedDir struct {
+	top   string
+	trees []string
+	cfg   *Config
+	err   error
+}
+
+// NewResolver returns a Resolver for env.
+func NewResolver(env *Env) *Resolver {
+	return &Resolver{env: env, dirs: map[string]resolvedDir{}}
+}
+
+// Resolve is ResolveSubject, remembering what it read of path's folder.
+func (r *Resolver) Resolve(path string, flags Identity) (*Subject, error) {
+	env := r.env
 	abs := path
 	if abs == "" {
 		abs = env.Dir
@@ -52,30 +89,32 @@ func ResolveSubject(env *Env, path string, flags Identity) (*Subject, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		s.Dir = filepath.Dir(abs)
 	}
-	s.Top = gitrun.RepoTop(s.Dir)
-	if s.Top != "" {
-		s.Trees = gitrun.WorkingTrees(s.Top)
+	rd, ok := r.dirs[s.Dir]
+	if !ok {
+		rd.top = gitrun.RepoTop(s.Dir)
+		if rd.top != "" {
+			rd.trees = gitrun.WorkingTrees(rd.top)
+		}
+		rd.cfg, rd.err = FindConfig(s.Dir)
+		if rd.err != nil {
+			// The error names the file (and line) already.
+			rd.cfg = &Config{}
+		}
+		r.dirs[s.Dir] = rd
 	}
-	cfg, err := FindConfig(s.Dir)
-	if err != nil {
-		// The error names the file (and line) already.
-		cfg = &Config{}
+	s.Top, s.Config = rd.top, rd.cfg
+	if rd.trees != nil {
+		s.Trees = slices.Clone(rd.trees)
 	}
-	s.Config = cfg
-	s.Identity = ResolveIdentity(env, flags.Owner, flags.Host, cfg)
-	return s, err
+	s.Identity = ResolveIdentity(env, flags.Owner, flags.Host, rd.cfg)
+	return s, rd.err
 }
 
-// Policy returns a new Policy deciding for the subject's identity at env's time.
-func (s *Subject) Policy(env *Env) *Policy { return NewPolicy(env, s.Identity) }
-
-// SubjectsOf resolves every path of one command. Paths in different repositories may
-// be governed by different configurations and so act under different identities;
-// Groups sorts them out.
-func SubjectsOf(env *Env, paths []string, flags Identity) ([]*Subject, error) {
+// Of is SubjectsOf, with what the Resolver has read.
+func (r *Resolver) Of(paths []string, flags Identity) ([]*Subject, error) {
 	out := make([]*Subject, 0, len(paths))
 	for _, p := range paths {
-		s, err := ResolveSubject(env, p, flags)
+		s, err := r.Resolve(p, flags)
 		if err != nil {
 			return nil, err
 		}
