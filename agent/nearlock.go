@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/guardlocks/guard/guard"
@@ -69,37 +71,76 @@ func walkNear(env *guard.Env, root string, visit func(dir string, e nearEntry) s
 	cache := openNearCache(env, root)
 	stamps := newStamper(root)
 	defer stamps.close()
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	bufs := make([][]byte, workers)
+	for i := range bufs {
+		bufs[i] = make([]byte, 64<<10)
+	}
+	type folder struct {
+		e                  nearEntry
+		stamped, fromCache bool
+		err                error
+	}
 	queue := []string{"."}
-	buf := make([]byte, 64<<10)
-	for n := 0; len(queue) > 0; n++ {
-		if n >= maxNearDirs || time.Now().After(deadline) {
+	seen := 0
+	for len(queue) > 0 {
+		// The folders are stamped and, where the cache has no listing, listed a chunk
+		// at a time on several threads (a warm search is one fstatat per folder, a
+		// cold one a listing), then looked at in order: the nearest lock is still
+		// named first, and a lock found early costs at most one chunk of extra work.
+		chunk := queue[:min(len(queue), nearChunk)]
+		queue = queue[len(chunk):]
+		if seen+len(chunk) > maxNearDirs || time.Now().After(deadline) {
 			return fmt.Sprintf("%s (guard could not look through all of it in time, so it assumes a lock there: fail closed)", root)
 		}
-		rel := queue[0]
-		queue = queue[1:]
-		dir := filepath.Join(root, rel)
-		// The stamp is taken before the listing, so that a change while listing
-		// leaves a stamp that no longer matches.
-		st, stamped := stamps.stamp(rel)
-		e, fromCache := cache.lookup(rel, st)
-		if !stamped || !fromCache {
-			var err error
-			if e, err = listNear(dir, buf); err != nil {
-				if dir == root && os.IsNotExist(err) {
+		seen += len(chunk)
+		got := make([]folder, len(chunk))
+		read := func(i int, buf []byte) {
+			rel := chunk[i]
+			f := &got[i]
+			// The stamp is taken before the listing, so that a change while listing
+			// leaves a stamp that no longer matches.
+			var st dirStamp
+			st, f.stamped = stamps.stamp(rel)
+			f.e, f.fromCache = cache.lookup(rel, st)
+			if !f.stamped || !f.fromCache {
+				f.fromCache = false
+				f.e, f.err = listNear(filepath.Join(root, rel), buf)
+				f.e.stamp = st
+			}
+		}
+		if len(chunk) < 8 || workers < 2 {
+			for i := range chunk {
+				read(i, bufs[0])
+			}
+		} else {
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := w; i < len(chunk); i += workers {
+						read(i, bufs[w])
+					}
+				})
+			}
+			wg.Wait()
+		}
+		for i, rel := range chunk {
+			f, dir := got[i], filepath.Join(root, rel)
+			if f.err != nil {
+				if dir == root && os.IsNotExist(f.err) {
 					return ""
 				}
-				return fmt.Sprintf("%s (guard could not read it: %v, so it assumes a lock there: fail closed)", dir, err)
+				return fmt.Sprintf("%s (guard could not read it: %v, so it assumes a lock there: fail closed)", dir, f.err)
 			}
-			e.stamp = st
-		}
-		if stamped {
-			cache.keep(rel, e, fromCache)
-		}
-		for _, name := range e.subdirs {
-			queue = append(queue, filepath.Join(rel, name))
-		}
-		if answer := visit(dir, e); answer != "" {
-			return answer
+			if f.stamped {
+				cache.keep(rel, f.e, f.fromCache)
+			}
+			for _, name := range f.e.subdirs {
+				queue = append(queue, filepath.Join(rel, name))
+			}
+			if answer := visit(dir, f.e); answer != "" {
+				return answer
+			}
 		}
 	}
 	// Only a complete walk is kept: it is the expensive one, and the one whose every
@@ -107,6 +148,9 @@ func walkNear(env *guard.Env, root string, visit func(dir string, e nearEntry) s
 	cache.save()
 	return ""
 }
+
+// nearChunk is how many folders walkNear reads at once.
+const nearChunk = 64
 
 // PrimeNear lists every folder of the project that holds dir into the near-lock
 // cache, so that the agent hook's first search for a lock near a command it cannot
