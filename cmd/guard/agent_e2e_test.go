@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -285,4 +286,51 @@ func TestRealCodexTrustsOnlyTheProjectItself(t *testing.T) {
 	results := s2.ToolResults()
 	require.Len(t, results, 1, s2.Log())
 	assert.Contains(t, results[0], lock)
+}
+
+// TestRealGeminiAsksAPersonInItsInterface: in Gemini CLI's interactive interface (in a
+// terminal, even with --approval-mode yolo), guard's ask for a command it cannot judge
+// near alice's lock stops before the command runs and shows a person Gemini's own
+// "Allow execution" dialog with guard's reason and the lock. Declining (Esc) leaves
+// the locked folder untouched; allowing once runs the command: the person decides.
+func TestRealGeminiAsksAPersonInItsInterface(t *testing.T) {
+	bin := agente2e.CLI(t, agente2e.Gemini)
+	t.Logf("driving %s", agente2e.Version(t, bin))
+	for _, tc := range []struct {
+		name, keys string
+		runs       bool
+	}{
+		{"declined", "\x1b", false},
+		{"allowed once", "\r", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			s := agente2e.NewServer(t, "touch $DEST/new.txt")
+			repo, lock := e2eProject(t, agente2e.Gemini, home, s)
+			created := filepath.Join(repo, "locked", "new.txt")
+			sess := agente2e.StartGeminiInteractive(t, s, agente2e.Run{Dir: repo, Home: home, Env: []string{"DEST=" + filepath.Join(repo, "locked")}})
+			if !sess.WaitFor("Allow execution of [Shell]?", 90*time.Second) {
+				t.Fatalf("gemini showed no dialog:\n%s\nrequests:\n%s", sess.Output(), s.Log())
+			}
+			out := sess.Output()
+			assert.Contains(t, out, "guard: cannot judge this command")
+			assert.Contains(t, out, lock+" (held by alice)")
+			assert.NoFileExists(t, created, "the command ran before anyone answered")
+			sess.Type(tc.keys)
+			if tc.runs {
+				deadline := time.Now().Add(30 * time.Second)
+				for time.Now().Before(deadline) {
+					if _, err := os.Stat(created); err == nil {
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+				assert.FileExists(t, created, "allowed once, the command did not run:\n%s", sess.Output())
+			} else {
+				time.Sleep(3 * time.Second)
+				assert.NoFileExists(t, created, "declined, the command ran:\n%s", sess.Output())
+			}
+			sess.Stop()
+		})
+	}
 }
