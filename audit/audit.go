@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -20,7 +19,6 @@ import (
 	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
-	"github.com/guardlocks/guard/lockcore"
 )
 
 // Audit verdicts: how a hosted repository's visibility compares with the markers of
@@ -148,11 +146,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	clones := FindClones(ctx, roots, skip, env.Env, func(msg string) { fmt.Fprintf(env.Stderr, "guard: warning: %s\n", msg) })
-	home := env.Env("HOME")
-	if home == "" {
-		home = env.Env("USERPROFILE")
-	}
-	report := Report{Repositories: judgeRepos(repos, clones, apiURL, github.LoadSSHHostAliases(home)), Incomplete: len(failures) > 0}
+	report := Report{Repositories: judgeRepos(repos, clones, apiURL, github.LoadSSHHostAliases(env.Home())), Incomplete: len(failures) > 0}
 
 	if opts.JSON {
 		if err := guard.WriteJSON(env.Stdout, "audit github", report); err != nil {
@@ -331,50 +325,18 @@ func MarkersAt(dir string) []string {
 	return out
 }
 
-// auditRoots resolves where to look for clones the way scan does: the roots file is
-// --roots-file, else roots_file of .guard.toml (relative to that file); ROOT
-// arguments replace its roots but keep its depths and skip_dirs; without either, the
-// current directory at the default depth.
+// auditRoots resolves where to look for clones the way scan does (guard.ResolveRoots),
+// with cfg the .guard.toml already read.
 func auditRoots(env *guard.Env, opts Options, cfg *guard.Config) ([]CloneRoot, []string, error) {
-	home := env.Env("HOME")
-	if home == "" {
-		home = env.Env("USERPROFILE")
-	}
-	exp := lockcore.Expander{Getenv: env.Getenv, Home: home}
-	file := opts.RootsFile
-	if file != "" {
-		file = absUnder(env.Dir, exp.Expand(file))
-	} else if len(opts.Roots) == 0 && cfg.RootsFile != "" {
-		file = absUnder(cfg.Dir, exp.Expand(cfg.RootsFile))
-	}
-	rc := lockcore.DefaultRootsConfig()
-	if file != "" {
-		var err error
-		if rc, err = lockcore.LoadRootsConfig(file, exp); err != nil {
-			return nil, nil, err
-		}
-	}
-	switch {
-	case len(opts.Roots) > 0:
-		rc.Roots = nil
-		for _, r := range opts.Roots {
-			rc.Roots = append(rc.Roots, lockcore.Root{Path: r})
-		}
-	case file == "":
-		rc.Roots = []lockcore.Root{{Path: env.Dir}}
+	rc, roots, err := guard.ResolveRoots(env, guard.RootsInput{Roots: opts.Roots, RootsFile: opts.RootsFile}, cfg)
+	if err != nil {
+		return nil, nil, err
 	}
 	var out []CloneRoot
-	for _, r := range rc.ScanRoots(env.Dir) {
+	for _, r := range roots {
 		out = append(out, CloneRoot{Path: r.Path, MaxDepth: r.MaxDepth})
 	}
 	return out, rc.SkipDirs, nil
-}
-
-func absUnder(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(base, p)
 }
 
 // writeAuditTable prints the report as an aligned table.

@@ -64,11 +64,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	if !ok {
 		return "", nil
 	}
-	home := env.Env("HOME")
-	if home == "" {
-		home = env.Env("USERPROFILE")
-	}
-	key, _ = github.ResolveAlias(key, github.LoadSSHHostAliases(home))
+	key, _ = github.ResolveAlias(key, github.LoadSSHHostAliases(env.Home()))
 	subject, err := guard.ResolveSubject(env, opts.Dir, guard.Identity{})
 	cfg := subject.Config
 	if err != nil {

@@ -67,6 +67,21 @@ func (e *Env) Env(key string) string {
 	return e.Getenv(key)
 }
 
+// Home is the user's home directory as the command's environment gives it: HOME,
+// else USERPROFILE (Windows); "" when neither is set.
+func (e *Env) Home() string {
+	if home := e.Env("HOME"); home != "" {
+		return home
+	}
+	return e.Env("USERPROFILE")
+}
+
+// Expander returns the $VAR/~ expander for configured paths: the command's
+// environment and home directory.
+func (e *Env) Expander() lockcore.Expander {
+	return lockcore.Expander{Getenv: e.Getenv, Home: e.Home()}
+}
+
 // ResolveIdentity applies CONTRACT.md section 2: owner is the flag, else GUARD_OWNER,
 // else owner in .guard.toml, else <user>@<host>; host is the flag, else GUARD_HOST,
 // else host in .guard.toml, else the machine's host name. cfg may be nil.

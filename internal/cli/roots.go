@@ -12,68 +12,16 @@ import (
 )
 
 // RootsInput is how a command that walks trees (scan, prune) was told where to look.
-type RootsInput struct {
-	// Roots are the ROOT arguments (relative to Env.Dir); they replace the roots of
-	// the roots file but keep its depths and skip_dirs.
-	Roots []string
-	// RootsFile is --roots-file (relative to Env.Dir).
-	RootsFile string
-	// MaxDepth, when > 0, overrides default_max_depth (and the shallow depth) for
-	// every root (--max-depth); 0 keeps the roots file's depths.
-	MaxDepth int
-}
+type RootsInput = guard.RootsInput
 
-// Expander returns the $VAR/~ expander for configured paths: the command's
-// environment and home directory.
-func Expander(env *guard.Env) lockcore.Expander {
-	home := env.Env("HOME")
-	if home == "" {
-		home = env.Env("USERPROFILE")
-	}
-	return lockcore.Expander{Getenv: env.Getenv, Home: home}
-}
-
-// ResolveRoots turns a RootsInput into the roots file's configuration and the roots
-// to walk: ROOTs given, else the roots of the roots file (--roots-file, else
-// roots_file in .guard.toml, relative to that file), else the current directory
-// with the default depths. A missing or malformed roots file or .guard.toml is an
-// error (exit 2).
+// ResolveRoots is guard.ResolveRoots for the current directory's .guard.toml, its
+// errors (a missing or malformed roots file or .guard.toml) exit 2.
 func ResolveRoots(env *guard.Env, in RootsInput) (*lockcore.RootsConfig, []lockcore.ScanRoot, error) {
-	exp := Expander(env)
-	file := in.RootsFile
-	if file != "" {
-		file = absUnder(env.Dir, exp.Expand(file))
-	} else if len(in.Roots) == 0 {
-		subject, err := guard.ResolveSubject(env, "", guard.Identity{})
-		if err != nil {
-			return nil, nil, guard.Exitf(guard.ExitUsage, "%w", err)
-		}
-		if cfg := subject.Config; cfg.RootsFile != "" {
-			file = absUnder(cfg.Dir, exp.Expand(cfg.RootsFile))
-		}
+	rc, roots, err := guard.ResolveRoots(env, in, nil)
+	if err != nil {
+		return nil, nil, guard.Exitf(guard.ExitUsage, "%w", err)
 	}
-	rc := lockcore.DefaultRootsConfig()
-	if file != "" {
-		var err error
-		if rc, err = lockcore.LoadRootsConfig(file, exp); err != nil {
-			return nil, nil, guard.Exitf(guard.ExitUsage, "%w", err)
-		}
-	}
-	if in.MaxDepth > 0 {
-		rc.DefaultMaxDepth, rc.ShallowDepth = in.MaxDepth, in.MaxDepth
-	}
-	switch {
-	case len(in.Roots) > 0:
-		rc.Roots = nil
-		for _, r := range in.Roots {
-			rc.Roots = append(rc.Roots, lockcore.Root{Path: r})
-		}
-	case file == "":
-		rc.Roots = []lockcore.Root{{Path: env.Dir}}
-	}
-	// Roots named in a roots file are taken relative to the directory the command
-	// runs in, as the reference does.
-	return rc, rc.ScanRoots(env.Dir), nil
+	return rc, roots, nil
 }
 
 // cacheDir is where LOCK-CACHE.md goes when the roots file configures no caches:
