@@ -41,29 +41,16 @@ func RunRenew(o RenewOptions) error {
 			return guard.Exitf(guard.ExitUsage, "renew: --expires %q %s", o.Expires, p)
 		}
 	}
-	// The lock's own directory governs, as it did for guard lock: a lock made with
-	// DIR/.guard.toml's owner is that owner's to renew.
-	subject, err := guard.ResolveSubject(env, identityDir(env, o.Resource, path), guard.Identity{Owner: o.Owner})
+	id, pb, err := heldLockActor(env, "renew", o.Resource, path, o.Owner)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
+		return err
 	}
-	id := subject.Identity
 	now := env.Clock.Now()
-	pb, err := guard.SubjectBackend(env, subject)
-	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
-	}
-	var l *lockcore.Lock
-	found := false
-	if pb != nil {
-		l, found, err = backend.Renew(context.Background(), pb, path, o.Resource, id.Owner, o.Expires, now)
-		if errors.As(err, new(*guard.UnreachableError)) {
-			return guard.Exitf(guard.ExitUsage, "renew: %w", err)
-		}
-	}
-	if !found {
-		l, err = lockcore.Renew(path, id.Owner, o.Expires, now, now.Location())
-	}
+	l, err := onHeldLock(pb,
+		func() (*lockcore.Lock, bool, error) {
+			return backend.Renew(context.Background(), pb, path, o.Resource, id.Owner, o.Expires, now)
+		},
+		func() (*lockcore.Lock, error) { return lockcore.Renew(path, id.Owner, o.Expires, now, now.Location()) })
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
 		return guard.Exitf(guard.ExitRefused, "renew: no lock at %s%s", path, otherLocks(path))

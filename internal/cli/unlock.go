@@ -48,32 +48,20 @@ func RunUnlock(o UnlockOptions) error {
 	if err != nil {
 		return err
 	}
-	// The lock's own directory governs, as it did for guard lock: a lock made with
-	// DIR/.guard.toml's owner is that owner's to unlock.
-	subject, err := guard.ResolveSubject(env, identityDir(env, o.Resource, path), guard.Identity{Owner: o.Owner})
+	id, pb, err := heldLockActor(env, "unlock", o.Resource, path, o.Owner)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
+		return err
 	}
-	id := subject.Identity
 	now := env.Clock.Now()
-	pb, err := guard.SubjectBackend(env, subject)
-	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
-	}
-	var l *lockcore.Lock
-	found := false
-	if pb != nil {
-		// The backend's lock goes first; the file follows it.
-		l, found, err = backend.Release(context.Background(), pb, path, o.Resource, id.Owner, o.Force, env.StdinTTY, now.Location())
-		if errors.As(err, new(*guard.UnreachableError)) {
-			return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
-		}
-	}
-	if !found {
-		l, err = lockcore.Release(path, lockcore.ReleaseOptions{
-			Owner: id.Owner, Token: o.Token, Force: o.Force, Interactive: env.StdinTTY, Now: now,
+	l, err := onHeldLock(pb,
+		func() (*lockcore.Lock, bool, error) {
+			return backend.Release(context.Background(), pb, path, o.Resource, id.Owner, o.Force, env.StdinTTY, now.Location())
+		},
+		func() (*lockcore.Lock, error) {
+			return lockcore.Release(path, lockcore.ReleaseOptions{
+				Owner: id.Owner, Token: o.Token, Force: o.Force, Interactive: env.StdinTTY, Now: now,
+			})
 		})
-	}
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
 		return guard.Exitf(guard.ExitRefused, "unlock: no lock at %s%s", path, otherLocks(path))
