@@ -22,10 +22,14 @@ func addNamingFlags(cmd *cobra.Command, n *cli.LockNaming) {
 	cmd.MarkFlagsMutuallyExclusive("team", "user", "condition", "until")
 }
 
-// nameOnlyConditionHelp rewords --condition for the commands that only name an
-// existing lock (unlock, renew): they have no --release-condition.
-func nameOnlyConditionHelp(cmd *cobra.Command) {
-	cmd.Flags().Lookup("condition").Usage = "the condition lock (LOCK.condition[.scope].txt)"
+// addHeldLockFlags adds the flags of the commands that act on an existing lock as
+// its owner (unlock, renew): the naming flags, with --condition reworded (they have
+// no --release-condition), and --owner.
+func addHeldLockFlags(cmd *cobra.Command, n *cli.LockNaming, owner *string) {
+	addNamingFlags(cmd, n)
+	f := cmd.Flags()
+	f.Lookup("condition").Usage = "the condition lock (LOCK.condition[.scope].txt)"
+	f.StringVar(owner, "owner", "", "who you are (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
 }
 
 // addClaimFlags adds the flags of a claim that guard lock and guard run share.

@@ -24,10 +24,8 @@ expired one again with guard lock.`,
 			return cli.RunRenew(o)
 		},
 	}
-	addNamingFlags(cmd, &o.LockNaming)
-	nameOnlyConditionHelp(cmd)
+	addHeldLockFlags(cmd, &o.LockNaming, &o.Owner)
 	f := cmd.Flags()
-	f.StringVar(&o.Owner, "owner", "", "who you are (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
 	f.StringVar(&o.Expires, "expires", "", "new lifetime, <number><s|m|h|d>")
 	f.BoolVar(&o.JSON, "json", false, "print the renewed lock as JSON")
 	f.StringVar(&o.Resource, "resource", "", "renew the lock of the resource `URI`")

@@ -36,10 +36,8 @@ was nothing to release. User locks and locks of others are never touched.
 			return cli.RunUnlock(o)
 		},
 	}
-	addNamingFlags(cmd, &o.LockNaming)
-	nameOnlyConditionHelp(cmd)
+	addHeldLockFlags(cmd, &o.LockNaming, &o.Owner)
 	f := cmd.Flags()
-	f.StringVar(&o.Owner, "owner", "", "who you are (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
 	f.StringVar(&o.Token, "token", "", "the lock's token, when it carries one")
 	f.BoolVar(&o.Force, "force", false, "remove someone else's lock")
 	f.BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
