@@ -54,16 +54,8 @@ func (a args) value(names ...string) (string, bool) {
 			break
 		}
 		for _, n := range names {
-			switch {
-			case w == n:
-				if i+1 < len(a.words) {
-					return a.words[i+1], true
-				}
-				return "", true
-			case strings.HasPrefix(w, n+"="):
-				return w[len(n)+1:], true
-			case len(n) == 2 && n[0] == '-' && n[1] != '-' && strings.HasPrefix(w, n) && len(w) > 2:
-				return w[2:], true
+			if v, width, _ := valueAt(a.words, i, n); width > 0 {
+				return v, true
 			}
 		}
 		if strings.HasPrefix(w, "-") && a.valued[w] {
@@ -77,25 +69,37 @@ func (a args) value(names ...string) (string, bool) {
 func (a args) values(names ...string) []string {
 	var out []string
 	for i := 0; i < len(a.words); i++ {
-		w := a.words[i]
-		if w == "--" {
+		if a.words[i] == "--" {
 			break
 		}
+		at := i
 		for _, n := range names {
-			switch {
-			case w == n:
-				if i+1 < len(a.words) {
-					out = append(out, a.words[i+1])
-					i++
-				}
-			case strings.HasPrefix(w, n+"="):
-				out = append(out, w[len(n)+1:])
-			case len(n) == 2 && n[0] == '-' && n[1] != '-' && strings.HasPrefix(w, n) && len(w) > 2:
-				out = append(out, w[2:])
+			if v, width, ok := valueAt(a.words, at, n); ok {
+				out = append(out, v)
+				i += width - 1
 			}
 		}
 	}
 	return out
+}
+
+// valueAt reads words[i] as an occurrence of the flag n with its value: "n v" (the
+// next word; width 2), "n=v", or for a one-letter short flag "-Xv" (width 1). A last
+// word n has no value: width 1 and ok false. width is 0 when words[i] is not n.
+func valueAt(words []string, i int, n string) (v string, width int, ok bool) {
+	w := words[i]
+	switch {
+	case w == n:
+		if i+1 < len(words) {
+			return words[i+1], 2, true
+		}
+		return "", 1, false
+	case strings.HasPrefix(w, n+"="):
+		return w[len(n)+1:], 1, true
+	case len(n) == 2 && n[0] == '-' && n[1] != '-' && strings.HasPrefix(w, n) && len(w) > 2:
+		return w[2:], 1, true
+	}
+	return "", 0, false
 }
 
 // flag reports whether a boolean flag that rehearses or holds back (--dry-run,
