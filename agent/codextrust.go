@@ -280,7 +280,7 @@ func trustCodexHooks(env *guard.Env, hooksPath string, data []byte) (string, boo
 func trustRecords(entries []codexEntry) string {
 	var parts []string
 	for _, e := range entries {
-		parts = append(parts, fmt.Sprintf("[hooks.state.%s] trusted_hash = %s", tomlString(e.Key), tomlString(e.Hash)))
+		parts = append(parts, hookStateHeader(e.Key)+" "+trustedHashLine(e.Hash))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -288,22 +288,18 @@ func trustRecords(entries []codexEntry) string {
 // setTrustedHash sets trusted_hash in the table [hooks.state."key"] of a TOML text,
 // adding the table at the end when it is not there.
 func setTrustedHash(text, key, hash string) string {
-	header := "[hooks.state." + tomlString(key) + "]"
-	line := "trusted_hash = " + tomlString(hash)
+	header, line := hookStateHeader(key), trustedHashLine(hash)
 	lines := strings.SplitAfter(text, "\n")
-	for i, l := range lines {
-		if strings.TrimSpace(l) != header {
-			continue
-		}
-		// Within the table (up to the next header), replace the key or add it first.
-		for j := i + 1; j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), "["); j++ {
+	if i, end := tomlTable(lines, header); i >= 0 {
+		// Within the table, replace the key or add it first.
+		for j := i + 1; j < end; j++ {
 			k, _, ok := strings.Cut(strings.TrimSpace(lines[j]), "=")
 			if ok && strings.TrimSpace(k) == "trusted_hash" {
 				lines[j] = line + "\n"
 				return strings.Join(lines, "")
 			}
 		}
-		lines[i] = strings.TrimRight(l, "\n") + "\n" + line + "\n"
+		lines[i] = strings.TrimRight(lines[i], "\n") + "\n" + line + "\n"
 		return strings.Join(lines, "")
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
@@ -318,9 +314,38 @@ func setTrustedHash(text, key, hash string) string {
 // removeTrustedHash drops the table [hooks.state."key"] that guard added, when it holds
 // nothing but trusted_hash = hash (anything else there is the user's).
 func removeTrustedHash(text, key, hash string) string {
-	header := "[hooks.state." + tomlString(key) + "]"
-	want := "trusted_hash = " + tomlString(hash)
+	want := trustedHashLine(hash)
 	lines := strings.SplitAfter(text, "\n")
+	i, end := tomlTable(lines, hookStateHeader(key))
+	if i < 0 {
+		return text
+	}
+	var body []string
+	for _, b := range lines[i+1 : end] {
+		if strings.TrimSpace(b) != "" {
+			body = append(body, strings.TrimSpace(b))
+		}
+	}
+	if len(body) != 1 || body[0] != want {
+		return text
+	}
+	start := i
+	if start > 0 && strings.TrimSpace(lines[start-1]) == "" {
+		start-- // the blank line guard wrote before it
+	}
+	return strings.Join(append(lines[:start:start], lines[end:]...), "")
+}
+
+// hookStateHeader is the header of Codex's trust record for the hook key.
+func hookStateHeader(key string) string { return "[hooks.state." + tomlString(key) + "]" }
+
+// trustedHashLine is the trust record's line for hash, as guard writes it.
+func trustedHashLine(hash string) string { return "trusted_hash = " + tomlString(hash) }
+
+// tomlTable finds the first table of a TOML text (split after each newline) whose
+// header line is header: the header's index and the index past its body (the next
+// header, or the end); -1, -1 when there is none.
+func tomlTable(lines []string, header string) (start, end int) {
 	for i, l := range lines {
 		if strings.TrimSpace(l) != header {
 			continue
@@ -329,22 +354,9 @@ func removeTrustedHash(text, key, hash string) string {
 		for end < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[end]), "[") {
 			end++
 		}
-		var body []string
-		for _, b := range lines[i+1 : end] {
-			if strings.TrimSpace(b) != "" {
-				body = append(body, strings.TrimSpace(b))
-			}
-		}
-		if len(body) != 1 || body[0] != want {
-			return text
-		}
-		start := i
-		if start > 0 && strings.TrimSpace(lines[start-1]) == "" {
-			start-- // the blank line guard wrote before it
-		}
-		return strings.Join(append(lines[:start:start], lines[end:]...), "")
+		return i, end
 	}
-	return text
+	return -1, -1
 }
 
 // tomlString quotes s as a TOML basic string.
