@@ -74,38 +74,28 @@ func RunLockdown(o LockdownOptions) error {
 	}
 	host := subject.Identity.Host
 	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit, MutexDir: guard.ClaimMutexDir})
+	if res == nil {
+		return guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
+	}
 	// Record what was written even when a later root failed, so --undo can remove it.
-	if res != nil && len(res.Locked) > 0 {
+	if len(res.Locked) > 0 {
 		merr := lockcore.UpdateLockdownManifest(manifest, func(m *lockcore.LockdownManifest) {
 			m.Created, m.Owner, m.Reason = lockcore.FormatCreated(now), owner, o.Reason
 			m.Add(res.Locked...)
 		})
 		err = errors.Join(err, merr)
 	}
-	if res != nil {
-		if o.JSON {
-			if jerr := writeJSON(env.Stdout, LockdownJSON{Committed: o.Commit, Manifest: manifest, LockdownResult: res}); jerr != nil {
-				return jerr
-			}
-		} else {
-			for _, p := range res.Locked {
-				fmt.Fprintf(env.Stdout, "locked %s\n", p)
-			}
-			for _, p := range res.WouldLock {
-				fmt.Fprintf(env.Stdout, "would lock %s\n", p)
-			}
-			for _, s := range res.Skipped {
-				fmt.Fprintf(env.Stdout, "skipped %s (%s)\n", s.Root, s.Reason)
-			}
-			if !o.Commit {
-				fmt.Fprintln(env.Stderr, "guard lockdown: dry run; nothing written (use --commit)")
-			}
-		}
+	var lines []string
+	for _, p := range res.Locked {
+		lines = append(lines, "locked "+p)
 	}
-	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
+	for _, p := range res.WouldLock {
+		lines = append(lines, "would lock "+p)
 	}
-	return nil
+	for _, s := range res.Skipped {
+		lines = append(lines, fmt.Sprintf("skipped %s (%s)", s.Root, s.Reason))
+	}
+	return reportLockdown(o, "lockdown", LockdownJSON{Committed: o.Commit, Manifest: manifest, LockdownResult: res}, lines, "nothing written", err)
 }
 
 func runUndo(o LockdownOptions, manifest string) error {
@@ -149,26 +139,38 @@ func runUndo(o LockdownOptions, manifest string) error {
 			m.Locks = keep
 		})
 	}
+	var lines []string
+	for _, p := range res.Unlocked {
+		lines = append(lines, "unlocked "+p)
+	}
+	for _, p := range res.WouldUnlock {
+		lines = append(lines, "would unlock "+p)
+	}
+	for _, k := range res.Kept {
+		lines = append(lines, fmt.Sprintf("kept %s (%s)", k.Root, k.Reason))
+	}
+	return reportLockdown(o, "lockdown --undo", LockdownJSON{Undo: true, Committed: o.Commit, Manifest: manifest, UndoResult: res}, lines, "nothing removed", err)
+}
+
+// reportLockdown prints what guard lockdown (cmd; or its --undo) did: doc with --json,
+// else lines, and on a dry run a note on stderr that says what was not done. err,
+// which may follow a partial success, is then exit 2.
+func reportLockdown(o LockdownOptions, cmd string, doc LockdownJSON, lines []string, notDone string, err error) error {
+	env := o.Env
 	if o.JSON {
-		if jerr := writeJSON(env.Stdout, LockdownJSON{Undo: true, Committed: o.Commit, Manifest: manifest, UndoResult: res}); jerr != nil {
+		if jerr := writeJSON(env.Stdout, doc); jerr != nil {
 			return jerr
 		}
 	} else {
-		for _, p := range res.Unlocked {
-			fmt.Fprintf(env.Stdout, "unlocked %s\n", p)
-		}
-		for _, p := range res.WouldUnlock {
-			fmt.Fprintf(env.Stdout, "would unlock %s\n", p)
-		}
-		for _, k := range res.Kept {
-			fmt.Fprintf(env.Stdout, "kept %s (%s)\n", k.Root, k.Reason)
+		for _, l := range lines {
+			fmt.Fprintln(env.Stdout, l)
 		}
 		if !o.Commit {
-			fmt.Fprintln(env.Stderr, "guard lockdown --undo: dry run; nothing removed (use --commit)")
+			fmt.Fprintf(env.Stderr, "guard %s: dry run; %s (use --commit)\n", cmd, notDone)
 		}
 	}
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "lockdown --undo: %w", err)
+		return guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
 	}
 	return nil
 }
