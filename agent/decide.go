@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,15 +218,19 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 		d.deny(fmt.Sprintf("guard: cannot check %s: %v (fail closed)", what, err))
 		return
 	}
-	d.warnings = append(d.warnings, dec.Warnings...)
+	d.warnings = append(d.warnings, dec.Warnings...) // shown separately, on stderr
 	if dec.Allowed {
 		return
 	}
+	d.deny(refusal(dec) + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, identityNote(d.env)))
+}
+
+// refusal is a decision's refusal explained without its warnings, which the hook
+// shows separately, on stderr.
+func refusal(dec interface{ ExplainRefusal(io.Writer) }) string {
 	var b bytes.Buffer
-	refusal := *dec
-	refusal.Warnings = nil // shown separately, on stderr
-	refusal.Explain(&b)
-	d.deny(strings.TrimRight(b.String(), "\n") + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, identityNote(d.env)))
+	dec.ExplainRefusal(&b)
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func identityNote(env *guard.Env) string {
@@ -423,13 +428,9 @@ func (d *decider) publication(e Effect) {
 		d.deny(fmt.Sprintf("guard: cannot judge %s of %s: %v (fail closed)", e.Op, e.Path, err))
 		return
 	}
-	d.warnings = append(d.warnings, dec.Warnings...)
+	d.warnings = append(d.warnings, dec.Warnings...) // shown separately, on stderr
 	if dec.Allowed {
 		return
 	}
-	var b bytes.Buffer
-	refusal := *dec
-	refusal.Warnings = nil // shown separately, on stderr
-	refusal.Explain(&b)
-	d.deny(fmt.Sprintf("guard: %s is a publication (%s):\n%s", quoteCmd(e.Command), e.Op, strings.TrimRight(b.String(), "\n")))
+	d.deny(fmt.Sprintf("guard: %s is a publication (%s):\n%s", quoteCmd(e.Command), e.Op, refusal(dec)))
 }

@@ -16,9 +16,20 @@ import (
 // condition), and what to do now. It writes the warnings too, and nothing when the
 // decision allows everything without warnings.
 func (d *Decision) Explain(w io.Writer) {
-	for _, s := range d.Warnings {
+	writeWarnings(w, d.Warnings)
+	d.ExplainRefusal(w)
+}
+
+// writeWarnings writes the warnings of a decision as Explain does.
+func writeWarnings(w io.Writer, warnings []string) {
+	for _, s := range warnings {
 		fmt.Fprintf(w, "guard: warning: %s\n", s)
 	}
+}
+
+// ExplainRefusal writes what Explain writes but the warnings, for callers that show
+// those apart (the agent hook): nothing when the decision allows.
+func (d *Decision) ExplainRefusal(w io.Writer) {
 	if d.Allowed {
 		return
 	}

@@ -150,17 +150,18 @@ func writeConditions(b *strings.Builder, m *Marker) {
 // Explain writes the warnings, then every refusal (markers first, then locks), for
 // the person or agent who asked.
 func (d *PublicationDecision) Explain(w io.Writer) {
-	for _, s := range d.Warnings {
-		fmt.Fprintf(w, "guard: warning: %s\n", s)
-	}
+	writeWarnings(w, d.Warnings)
+	d.ExplainRefusal(w)
+}
+
+// ExplainRefusal writes what Explain writes but the warnings, for callers that show
+// those apart (the agent hook): nothing when the decision allows.
+func (d *PublicationDecision) ExplainRefusal(w io.Writer) {
 	for _, r := range d.Refusals {
 		fmt.Fprintf(w, "guard: %s\n", r)
 	}
-	if !d.Locks.Allowed {
-		lockOnly := *d.Locks
-		lockOnly.Warnings = nil // already written
-		lockOnly.Explain(w)
-	}
+	// The lock policy's warnings are among d.Warnings already.
+	d.Locks.ExplainRefusal(w)
 }
 
 // Reason is a one-paragraph summary of why the decision refuses ("" when allowed),
