@@ -35,16 +35,11 @@ func (s shell) run(kind, command, dir, marker string) (int, error) {
 	cmd.Env = s.environ
 	cmd.Stdout = s.out
 	cmd.Stderr = s.out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, nil
-	case errors.As(err, &ee):
-		return execpath.ExitStatus(ee.ProcessState), nil
-	default:
+	code, err := execpath.Status(cmd, cmd.Run())
+	if err != nil {
 		return -1, fmt.Errorf("%s %q in %s: %w", kind, command, dir, err)
 	}
+	return code, nil
 }
 
 // CheckResult is the outcome of one PUBLIC.txt check.

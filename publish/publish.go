@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -238,17 +237,12 @@ func runWrapped(opts PublishOptions) (int, error) {
 			}
 		}
 	}()
-	err = cmd.Wait()
+	code, err := execpath.Status(cmd, cmd.Wait())
 	close(done)
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, nil
-	case errors.As(err, &ee):
-		return execpath.ExitStatus(ee.ProcessState), nil
-	default:
+	if err != nil {
 		return 0, guard.Exitf(guard.ExitUsage, "publish: %s: %w", opts.Args[0], err)
 	}
+	return code, nil
 }
 
 // signalNumber is s's number (SIGTERM's for a signal that has none).

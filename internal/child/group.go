@@ -1,7 +1,6 @@
 package child
 
 import (
-	"errors"
 	"os/exec"
 	"time"
 
@@ -48,12 +47,6 @@ func (g *Group) Wait() (int, error) {
 
 // finish records how the process that guard waited for ended.
 func (g *Group) finish(cmd *exec.Cmd, err error) {
-	var ee *exec.ExitError
-	switch {
-	case err == nil, errors.As(err, &ee):
-		g.code = execpath.ExitStatus(cmd.ProcessState)
-	default:
-		g.err = err
-	}
+	g.code, g.err = execpath.Status(cmd, err)
 	close(g.done)
 }

@@ -3,16 +3,12 @@
 package child
 
 import (
-	"errors"
 	"os/exec"
+
+	"github.com/guardlocks/guard/internal/execpath"
 )
 
 // Run runs cmd to its end and returns its exit code.
 func Run(cmd *exec.Cmd) (int, error) {
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return 0, err
-	}
-	return cmd.ProcessState.ExitCode(), nil
+	return execpath.Status(cmd, cmd.Run())
 }

@@ -6,7 +6,6 @@
 package child
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -54,18 +53,9 @@ func Run(cmd *exec.Cmd) (int, error) {
 			}
 			_ = cmd.Process.Signal(s)
 		case err := <-done:
-			return exitCode(cmd, err)
+			return execpath.Status(cmd, err)
 		}
 	}
-}
-
-// exitCode is the command's exit status as a shell reports it.
-func exitCode(cmd *exec.Cmd, err error) (int, error) {
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return 0, err
-	}
-	return execpath.ExitStatus(cmd.ProcessState), nil
 }
 
 // inForeground reports whether guard's process group is the foreground group of its

@@ -5,8 +5,10 @@
 package execpath
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -54,6 +56,17 @@ func Value(environ []string, key string) string {
 		}
 	}
 	return v
+}
+
+// Status is the exit code, as a shell reports it, of the command that cmd.Run or
+// cmd.Wait returned err for; err is returned instead when it is not the command's
+// exit (it could not be started or waited for).
+func Status(cmd *exec.Cmd, err error) (int, error) {
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return 0, err
+	}
+	return ExitStatus(cmd.ProcessState), nil
 }
 
 // ExitStatus is a finished process's exit code as a shell reports it: 128+N when
