@@ -85,17 +85,7 @@ func RunLockdown(o LockdownOptions) error {
 		})
 		err = errors.Join(err, merr)
 	}
-	var lines []string
-	for _, p := range res.Locked {
-		lines = append(lines, "locked "+p)
-	}
-	for _, p := range res.WouldLock {
-		lines = append(lines, "would lock "+p)
-	}
-	for _, s := range res.Skipped {
-		lines = append(lines, fmt.Sprintf("skipped %s (%s)", s.Root, s.Reason))
-	}
-	return reportLockdown(o, "lockdown", LockdownJSON{Committed: o.Commit, Manifest: manifest, LockdownResult: res}, lines, "nothing written", err)
+	return reportLockdown(o, lockdownWords, LockdownJSON{Committed: o.Commit, Manifest: manifest, LockdownResult: res}, res.Locked, res.WouldLock, res.Skipped, err)
 }
 
 func runUndo(o LockdownOptions, manifest string) error {
@@ -139,38 +129,43 @@ func runUndo(o LockdownOptions, manifest string) error {
 			m.Locks = keep
 		})
 	}
-	var lines []string
-	for _, p := range res.Unlocked {
-		lines = append(lines, "unlocked "+p)
-	}
-	for _, p := range res.WouldUnlock {
-		lines = append(lines, "would unlock "+p)
-	}
-	for _, k := range res.Kept {
-		lines = append(lines, fmt.Sprintf("kept %s (%s)", k.Root, k.Reason))
-	}
-	return reportLockdown(o, "lockdown --undo", LockdownJSON{Undo: true, Committed: o.Commit, Manifest: manifest, UndoResult: res}, lines, "nothing removed", err)
+	return reportLockdown(o, undoWords, LockdownJSON{Undo: true, Committed: o.Commit, Manifest: manifest, UndoResult: res}, res.Unlocked, res.WouldUnlock, res.Kept, err)
 }
 
-// reportLockdown prints what guard lockdown (cmd; or its --undo) did: doc with --json,
-// else lines, and on a dry run a note on stderr that says what was not done. err,
-// which may follow a partial success, is then exit 2.
-func reportLockdown(o LockdownOptions, cmd string, doc LockdownJSON, lines []string, notDone string, err error) error {
+// reportWords are the words of the lines of guard lockdown or its --undo.
+type reportWords struct{ cmd, done, would, skipped, notDone string }
+
+var (
+	lockdownWords = reportWords{cmd: "lockdown", done: "locked", would: "would lock", skipped: "skipped", notDone: "nothing written"}
+	undoWords     = reportWords{cmd: "lockdown --undo", done: "unlocked", would: "would unlock", skipped: "kept", notDone: "nothing removed"}
+)
+
+// reportLockdown prints what guard lockdown (or its --undo) did: doc with --json,
+// else one line a root ("locked <path>", "would lock <path>", "skipped <root>
+// (<why>)", in say's words), and on a dry run a note on stderr that says what was
+// not done. err, which may follow a partial success, is then exit 2.
+func reportLockdown(o LockdownOptions, say reportWords, doc LockdownJSON, done, would []string, skipped []lockcore.LockdownSkip, err error) error {
 	env := o.Env
 	if o.JSON {
 		if jerr := writeJSON(env.Stdout, doc); jerr != nil {
 			return jerr
 		}
 	} else {
-		for _, l := range lines {
-			fmt.Fprintln(env.Stdout, l)
+		for _, p := range done {
+			fmt.Fprintf(env.Stdout, "%s %s\n", say.done, p)
+		}
+		for _, p := range would {
+			fmt.Fprintf(env.Stdout, "%s %s\n", say.would, p)
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(env.Stdout, "%s %s (%s)\n", say.skipped, s.Root, s.Reason)
 		}
 		if !o.Commit {
-			fmt.Fprintf(env.Stderr, "guard %s: dry run; %s (use --commit)\n", cmd, notDone)
+			fmt.Fprintf(env.Stderr, "guard %s: dry run; %s (use --commit)\n", say.cmd, say.notDone)
 		}
 	}
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return guard.Exitf(guard.ExitUsage, "%s: %w", say.cmd, err)
 	}
 	return nil
 }
