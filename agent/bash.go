@@ -88,6 +88,26 @@ type analyzer struct {
 	seen map[string]bool
 	// tmp is the temporary folder mktemp writes into.
 	tmp string
+	// names are the folders globs were matched in, listed once per analysis.
+	names map[string]listedNames
+}
+
+type listedNames struct {
+	names []string
+	err   error
+}
+
+// listNames lists dir for a glob, once per analysis.
+func (a *analyzer) listNames(dir string) ([]string, error) {
+	if l, ok := a.names[dir]; ok {
+		return l.names, l.err
+	}
+	names, err := readNames(dir)
+	if a.names == nil {
+		a.names = map[string]listedNames{}
+	}
+	a.names[dir] = listedNames{names, err}
+	return names, err
 }
 
 // AnalyzeBash reads command as bash would run it in cwd and returns its effects and
@@ -697,7 +717,7 @@ func (a *analyzer) targetDeep(w shellWord, cwd, op, text string, descend bool) {
 		default:
 			pat = patternQuote(base) + "/" + pat
 		}
-		for _, h := range globTargets(pat) {
+		for _, h := range globTargetsIn(pat, a.listNames) {
 			a.effect(Effect{Op: op, Path: h.Path, Command: text, Descend: descend || h.Descend})
 		}
 		return

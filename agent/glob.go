@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/pattern"
@@ -26,7 +27,26 @@ type globHit struct {
 // path it matches, and the folder where it would create a name that matches nothing
 // yet. A folder that cannot be listed, a ** and too many matches count as everything
 // inside the folder.
-func globTargets(pat string) []globHit {
+func globTargets(pat string) []globHit { return globTargetsIn(pat, readNames) }
+
+// readNames lists a folder's entry names, sorted (what a glob matches against).
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// globTargetsIn is globTargets with the folders listed by list (the analysis lists each
+// folder once, however many words match in it: `d04{1,2}*` reads its folder once).
+func globTargetsIn(pat string, list func(string) ([]string, error)) []globHit {
 	comps := strings.Split(strings.TrimPrefix(pat, "/"), "/")
 	dirs := []string{"/"}
 	var out []globHit
@@ -55,7 +75,7 @@ func globTargets(pat string) []globHit {
 		}
 		var next []string
 		for _, d := range dirs {
-			entries, rerr := os.ReadDir(d)
+			names, rerr := list(d)
 			switch {
 			case err != nil || rerr != nil && !os.IsNotExist(rerr):
 				// A pattern or folder guard cannot read: anything in the folder.
@@ -67,12 +87,12 @@ func globTargets(pat string) []globHit {
 				continue
 			}
 			matched := false
-			for _, e := range entries {
-				if !re.MatchString(e.Name()) || strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(comp, ".") {
+			for _, name := range names {
+				if !re.MatchString(name) || strings.HasPrefix(name, ".") && !strings.HasPrefix(comp, ".") {
 					continue
 				}
 				matched = true
-				p := filepath.Join(d, e.Name())
+				p := filepath.Join(d, name)
 				if last {
 					out = append(out, globHit{Path: p})
 				} else {
