@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -32,8 +33,15 @@ type Listing struct {
 	// per path.
 	Special map[string]fs.FileMode
 	// folded holds the Special names lower-cased: where the file system ignores case,
-	// a path may spell an entry differently.
-	folded map[string]struct{}
+	// a path may spell an entry differently. It is made on the first lookup that
+	// misses Special (a folder of 1,000 subfolders is listed on every hook call, and
+	// most lookups hit).
+	folded *foldedNames
+}
+
+type foldedNames struct {
+	once  sync.Once
+	names map[string]struct{}
 }
 
 // EntryType returns the type of the entry name when it is not a regular file
@@ -47,7 +55,21 @@ func (l Listing) EntryType(name string) (typ fs.FileMode, special bool) {
 	if t, ok := l.Special[name]; ok {
 		return t, true
 	}
-	if _, ok := l.folded[strings.ToLower(name)]; ok {
+	if l.folded == nil { // a Listing not made by ReadListing
+		for n := range l.Special {
+			if strings.EqualFold(n, name) {
+				return fs.ModeIrregular, true
+			}
+		}
+		return 0, false
+	}
+	l.folded.once.Do(func() {
+		l.folded.names = make(map[string]struct{}, len(l.Special))
+		for n := range l.Special {
+			l.folded.names[strings.ToLower(n)] = struct{}{}
+		}
+	})
+	if _, ok := l.folded.names[strings.ToLower(name)]; ok {
 		return fs.ModeIrregular, true
 	}
 	return 0, false
@@ -65,14 +87,12 @@ func ReadListing(dir string, loc *time.Location) (Listing, error) {
 		// name may point into a reused buffer: it is copied before it is kept.
 		if typ != 0 {
 			if out.Special == nil {
-				out.Special, out.folded = map[string]fs.FileMode{}, map[string]struct{}{}
+				out.Special, out.folded = map[string]fs.FileMode{}, &foldedNames{}
 			}
 			if typ == modeUnknown {
 				typ = fs.ModeIrregular
 			}
-			kept := strings.Clone(name)
-			out.Special[kept] = typ
-			out.folded[strings.ToLower(kept)] = struct{}{}
+			out.Special[strings.Clone(name)] = typ
 		}
 		if !maybeLockName(name) || !IsLockName(name) {
 			return
