@@ -412,15 +412,10 @@ func setFields(data []byte, set map[string]string) []byte {
 	seen := map[string]bool{}
 	insertAt := 0
 	for i, line := range lines {
-		s := strings.TrimFunc(line.body, stripSpace)
-		if s == "" || strings.HasPrefix(s, "#") {
-			continue
-		}
-		k, _, ok := strings.Cut(s, ":")
+		k, _, ok := fieldLine(line.body)
 		if !ok {
 			continue
 		}
-		k = strings.ToLower(strings.TrimFunc(k, stripSpace))
 		if k == "owner" && insertAt == 0 {
 			insertAt = i + 1
 		}

@@ -43,21 +43,31 @@ func ParseFields(data []byte) Fields {
 	f := Fields{Values: map[string]string{}}
 	for _, line := range splitLines(text) {
 		f.Lines = append(f.Lines, line)
-		s := strings.TrimFunc(line, stripSpace)
-		if s == "" || strings.HasPrefix(s, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(s, ":")
+		k, v, ok := fieldLine(line)
 		if !ok {
 			continue
 		}
-		k = strings.ToLower(strings.TrimFunc(k, stripSpace))
 		if _, seen := f.Values[k]; !seen {
 			f.Keys = append(f.Keys, k)
 		}
-		f.Values[k] = strings.TrimFunc(v, stripSpace)
+		f.Values[k] = v
 	}
 	return f
+}
+
+// fieldLine reads one line of a lock body as ParseFields does: its key (trimmed, lower
+// case) and value (trimmed), split at the first ':'; ok is false for a blank line, a
+// comment ('#') or a line without ':'. setFields edits the lines it reads as fields.
+func fieldLine(line string) (key, value string, ok bool) {
+	s := strings.TrimFunc(line, stripSpace)
+	if s == "" || strings.HasPrefix(s, "#") {
+		return "", "", false
+	}
+	k, v, ok := strings.Cut(s, ":")
+	if !ok {
+		return "", "", false
+	}
+	return strings.ToLower(strings.TrimFunc(k, stripSpace)), strings.TrimFunc(v, stripSpace), true
 }
 
 // stripSpace is Python's str.isspace, which the reference's strip() uses: Go's
