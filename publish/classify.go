@@ -400,8 +400,5 @@ func genericProjectDir(words []string, dir string) string {
 	if v, ok := a.value("--manifest-path"); ok && v != "" {
 		return filepath.Dir(resolve(dir, v))
 	}
-	if v, ok := a.value("-C", "--prefix", "--cwd", "--dir", "--directory", "--project-dir"); ok && v != "" {
-		return resolve(dir, v)
-	}
-	return dir
+	return a.dirFlag(dir, "-C", "--prefix", "--cwd", "--dir", "--directory", "--project-dir")
 }

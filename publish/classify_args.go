@@ -65,6 +65,15 @@ func (a args) value(names ...string) (string, bool) {
 	return "", false
 }
 
+// dirFlag is the directory the first of the named options gives (relative to dir;
+// an empty value gives none), else dir.
+func (a args) dirFlag(dir string, names ...string) string {
+	if d, ok := a.value(names...); ok && d != "" {
+		return resolve(dir, d)
+	}
+	return dir
+}
+
 // values returns every value of the named flags, in order.
 func (a args) values(names ...string) []string {
 	var out []string

@@ -74,10 +74,7 @@ func classifyGh(rest []string, dir string) Classification {
 // interactively without a visibility flag; only --private or --internal (and no
 // --public) is known to publish nothing.
 func ghRepoCreate(a args, dir string) Classification {
-	projectDir := dir
-	if s, ok := a.value("--source", "-s"); ok && s != "" {
-		projectDir = resolve(dir, s)
-	}
+	projectDir := a.dirFlag(dir, "--source", "-s")
 	c := known(OpVisibilityPublic, "gh repo create --public makes a public repository", projectDir, "gh", "repo", "create")
 	public := a.anySet("--public") || visibilityValue(a) == "public" || mentionsPublic(a.words)
 	private := a.anySet("--private") || a.anySet("--internal") || visibilityValue(a) == "private" || visibilityValue(a) == "internal"

@@ -170,10 +170,7 @@ var gradlePublishingTasks = []string{
 
 func classifyGradle(prog string, rest []string, dir string) Classification {
 	a := newArgs(rest, gradleValued...)
-	base := dir
-	if p, ok := a.value("-p", "--project-dir"); ok && p != "" {
-		base = resolve(dir, p)
-	}
+	base := a.dirFlag(dir, "-p", "--project-dir")
 	for _, task := range a.positionals() {
 		name := task
 		if i := strings.LastIndexByte(name, ':'); i >= 0 {

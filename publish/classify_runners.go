@@ -339,9 +339,7 @@ func pythonModule(rest []string, dir string) ([]reading, bool) {
 // npm publish) run in that workspace or in each.
 func yarnWorkspaceReadings(rest []string, dir string) ([]reading, bool) {
 	a := newArgs(rest, "--cwd")
-	if d, ok := a.value("--cwd"); ok && d != "" {
-		dir = resolve(dir, d)
-	}
+	dir = a.dirFlag(dir, "--cwd")
 	pos := a.positionals()
 	switch {
 	case len(pos) >= 2 && pos[0] == "workspace":

@@ -43,9 +43,7 @@ func scriptRunnerReadings(prog string, rest []string, dir string) ([]reading, bo
 	if len(pos) == 0 {
 		return nil, false
 	}
-	if d, ok := a.value("--prefix", "-C", "--dir", "--cwd"); ok && d != "" {
-		dir = resolve(dir, d)
-	}
+	dir = a.dirFlag(dir, "--prefix", "-C", "--dir", "--cwd")
 	name, args := "", []string(nil)
 	at := slices.Index(rest, pos[0])
 	switch {

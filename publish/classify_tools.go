@@ -229,14 +229,20 @@ func subcommandTool(prog string, rest []string, dir string, ops map[string]strin
 			if a.flag("--dry-run") {
 				c.DryRun, c.Why = true, fmt.Sprintf("%s %s --dry-run uploads nothing", prog, pos[0])
 			}
-			if d, ok := a.value("--directory", "--project", "-C"); ok && d != "" {
-				c.ProjectDir = resolve(dir, d)
-			}
+			c.ProjectDir = a.dirFlag(dir, "--directory", "--project", "-C")
 			return c
 		}
-		return nothing(dir, fmt.Sprintf("%s %s publishes nothing", prog, pos[0]), prog, pos[0])
 	}
-	return nothing(dir, prog+" without a subcommand publishes nothing", prog)
+	return otherSubcommand(dir, prog, pos)
+}
+
+// otherSubcommand classifies prog run with a subcommand (pos[0]; none when pos is
+// empty) that publishes nothing.
+func otherSubcommand(dir, prog string, pos []string) Classification {
+	if len(pos) == 0 {
+		return nothing(dir, prog+" without a subcommand publishes nothing", prog)
+	}
+	return nothing(dir, fmt.Sprintf("%s %s publishes nothing", prog, pos[0]), prog, pos[0])
 }
 
 // npmValued are npm's options that take a value.
@@ -245,10 +251,7 @@ var npmValued = []string{"--registry", "--tag", "--access", "--otp", "--prefix",
 func classifyNpm(rest []string, dir string) Classification {
 	a := newArgs(rest, npmValued...)
 	pos := a.positionals()
-	base := dir
-	if p, ok := a.value("--prefix", "-C"); ok && p != "" {
-		base = resolve(dir, p)
-	}
+	base := a.dirFlag(dir, "--prefix", "-C")
 	if len(pos) == 0 {
 		return nothing(base, "npm without a subcommand publishes nothing", "npm")
 	}
@@ -319,14 +322,8 @@ func classifyPnpm(rest []string, dir string) Classification {
 	for len(pos) > 1 && isPnpmRecursive(pos[0]) {
 		pos, recursive = pos[1:], true
 	}
-	base := dir
-	if p, ok := a.value("-C", "--dir"); ok && p != "" {
-		base = resolve(dir, p)
-	}
-	if len(pos) == 0 {
-		return nothing(base, "pnpm without a subcommand publishes nothing", "pnpm")
-	}
-	if pos[0] == "publish" {
+	base := a.dirFlag(dir, "-C", "--dir")
+	if len(pos) > 0 && pos[0] == "publish" {
 		c := known(OpRegistryUpload, "pnpm publish uploads the package to the registry", jsProjectDir(base, dir, pos[1:], a), "pnpm", "publish")
 		if a.flag("--dry-run") {
 			c.DryRun, c.Why = true, "pnpm publish --dry-run uploads nothing"
@@ -336,20 +333,14 @@ func classifyPnpm(rest []string, dir string) Classification {
 		}
 		return c
 	}
-	return nothing(base, fmt.Sprintf("pnpm %s publishes nothing", pos[0]), "pnpm", pos[0])
+	return otherSubcommand(base, "pnpm", pos)
 }
 
 func classifyYarn(rest []string, dir string) Classification {
 	a := newArgs(rest, "--cwd", "--tag", "--access", "--otp", "--registry", "--new-version", "--message", "--folder")
 	pos := a.positionals()
-	base := dir
-	if p, ok := a.value("--cwd"); ok && p != "" {
-		base = resolve(dir, p)
-	}
-	switch {
-	case len(pos) == 0:
-		return nothing(base, "yarn without a subcommand publishes nothing", "yarn")
-	case pos[0] == "publish" || pos[0] == "npm" && len(pos) > 1 && pos[1] == "publish":
+	base := a.dirFlag(dir, "--cwd")
+	if len(pos) > 0 && (pos[0] == "publish" || pos[0] == "npm" && len(pos) > 1 && pos[1] == "publish") {
 		c := known(OpRegistryUpload, "yarn publish uploads the package to the registry", jsProjectDir(base, dir, pos[1:], a), "yarn", "publish")
 		if pos[0] == "npm" {
 			c = known(OpRegistryUpload, "yarn npm publish uploads the package to the registry", base, "yarn", "npm", "publish")
@@ -359,16 +350,13 @@ func classifyYarn(rest []string, dir string) Classification {
 		}
 		return c
 	}
-	return nothing(base, fmt.Sprintf("yarn %s publishes nothing", pos[0]), "yarn", pos[0])
+	return otherSubcommand(base, "yarn", pos)
 }
 
 func classifyBun(rest []string, dir string) Classification {
 	a := newArgs(rest, "--cwd", "--tag", "--access", "--otp", "--registry", "--auth-type", "--gzip-level", "--config", "-c")
 	pos := a.positionals()
-	base := dir
-	if p, ok := a.value("--cwd"); ok && p != "" {
-		base = resolve(dir, p)
-	}
+	base := a.dirFlag(dir, "--cwd")
 	if len(pos) > 0 && pos[0] == "publish" {
 		c := known(OpRegistryUpload, "bun publish uploads the package to the registry", jsProjectDir(base, dir, pos[1:], a), "bun", "publish")
 		if a.flag("--dry-run") {
@@ -376,10 +364,7 @@ func classifyBun(rest []string, dir string) Classification {
 		}
 		return c
 	}
-	if len(pos) == 0 {
-		return nothing(base, "bun without a subcommand publishes nothing", "bun")
-	}
-	return nothing(base, fmt.Sprintf("bun %s publishes nothing", pos[0]), "bun", pos[0])
+	return otherSubcommand(base, "bun", pos)
 }
 
 func classifyCargo(rest []string, dir string) Classification {
@@ -388,16 +373,13 @@ func classifyCargo(rest []string, dir string) Classification {
 	}
 	a := newArgs(rest, "--manifest-path", "-p", "--package", "--index", "--registry", "--token", "--target", "--target-dir", "-j", "--jobs", "-F", "--features", "-Z", "-C", "--config", "--color", "--exclude")
 	pos := a.positionals()
-	base := dir
-	if c, ok := a.value("-C"); ok && c != "" {
-		base = resolve(dir, c)
-	}
+	base := a.dirFlag(dir, "-C")
 	projectDir := base
 	if m, ok := a.value("--manifest-path"); ok && m != "" {
 		projectDir = filepath.Dir(resolve(base, m))
 	}
 	if len(pos) == 0 {
-		return nothing(projectDir, "cargo without a subcommand publishes nothing", "cargo")
+		return otherSubcommand(projectDir, "cargo", pos)
 	}
 	switch pos[0] {
 	case "publish":
@@ -426,7 +408,7 @@ func classifyCargo(rest []string, dir string) Classification {
 		}
 		return c
 	}
-	return nothing(projectDir, fmt.Sprintf("cargo %s publishes nothing", pos[0]), "cargo", pos[0])
+	return otherSubcommand(projectDir, "cargo", pos)
 }
 
 // publishSubcommand describes a tool whose only publishing form is `<tool> publish`,
@@ -450,10 +432,7 @@ var (
 func (p publishSubcommand) classify(rest []string, dir string) Classification {
 	a := newArgs(rest, p.valueFlags...)
 	pos := a.positionals()
-	base := dir
-	if d, ok := a.value(p.dirFlags...); ok && d != "" {
-		base = resolve(dir, d)
-	}
+	base := a.dirFlag(dir, p.dirFlags...)
 	if len(pos) > 0 && pos[0] == "publish" {
 		c := known(OpRegistryUpload, p.why, base, p.tool, "publish")
 		if a.flag("--dry-run") {
@@ -467,18 +446,12 @@ func (p publishSubcommand) classify(rest []string, dir string) Classification {
 		}
 		return withArtifacts(c, base, files, true)
 	}
-	if len(pos) == 0 {
-		return nothing(base, p.tool+" without a subcommand publishes nothing", p.tool)
-	}
-	return nothing(base, fmt.Sprintf("%s %s publishes nothing", p.tool, pos[0]), p.tool, pos[0])
+	return otherSubcommand(base, p.tool, pos)
 }
 
 func classifyRake(rest []string, dir string) Classification {
 	a := newArgs(rest, "-f", "--rakefile", "-C", "--directory", "-I", "--libdir", "-r", "--require")
-	base := dir
-	if p, ok := a.value("-C", "--directory"); ok && p != "" {
-		base = resolve(dir, p)
-	}
+	base := a.dirFlag(dir, "-C", "--directory")
 	for _, t := range a.positionals() {
 		name := t
 		if i := strings.IndexByte(name, '['); i >= 0 {
@@ -597,10 +570,7 @@ func classifyPub(prog string, rest []string, dir string) Classification {
 	if len(pos) == 0 || pos[0] != "publish" && pos[0] != "lish" && pos[0] != "lush" {
 		return nothing(dir, prog+" publishes only with pub publish", prog)
 	}
-	base := dir
-	if d, ok := a.value("-C", "--directory"); ok && d != "" {
-		base = resolve(dir, d)
-	}
+	base := a.dirFlag(dir, "-C", "--directory")
 	c := known(OpRegistryUpload, prog+" pub publish uploads the package to pub.dev", base, prog, "pub", "publish")
 	if a.flag("--dry-run", "-n") {
 		c.DryRun, c.Why = true, prog+" pub publish --dry-run uploads nothing"
