@@ -325,17 +325,27 @@ func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
 // hookGroup is one entry of an event's list in the settings: a matcher and its hooks.
 // Groups are edited as ordered objects so that keys guard does not know survive.
 
+// eventGroups reads the settings' "hooks" object (empty when there is none) and its
+// list of groups for event.
+func eventGroups(root *object, event string) (*object, []json.RawMessage, error) {
+	hooks, err := root.childObject("hooks")
+	if err != nil {
+		return nil, nil, err
+	}
+	groups, err := hooks.childArray(event)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hooks.%s: %w", event, err)
+	}
+	return hooks, groups, nil
+}
+
 // addHook makes sure the agent's event list has exactly one guard entry running
 // command. It returns installed, updated or unchanged.
 func addHook(root *object, agent, command string) (string, error) {
 	spec := hookSpecs[agent]
-	hooks, err := root.childObject("hooks")
+	hooks, groups, err := eventGroups(root, spec.event)
 	if err != nil {
 		return "", err
-	}
-	groups, err := hooks.childArray(spec.event)
-	if err != nil {
-		return "", fmt.Errorf("hooks.%s: %w", spec.event, err)
 	}
 	found, action := false, "unchanged"
 	for gi, graw := range groups {
@@ -435,13 +445,9 @@ func removeHook(root *object, agent string) (string, error) {
 	if _, ok := root.get("hooks"); !ok {
 		return "absent", nil
 	}
-	hooks, err := root.childObject("hooks")
+	hooks, groups, err := eventGroups(root, spec.event)
 	if err != nil {
 		return "", err
-	}
-	groups, err := hooks.childArray(spec.event)
-	if err != nil {
-		return "", fmt.Errorf("hooks.%s: %w", spec.event, err)
 	}
 	removed := false
 	var keptGroups []json.RawMessage
