@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // The JVM build tools publish through goals and tasks (mvn deploy, mvn jib:build,
@@ -201,7 +202,7 @@ func gradlePublishes(name string) bool {
 	}
 	pattern := gradleAbbreviation(name)
 	for _, t := range gradlePublishingTasks {
-		if strings.EqualFold(name, t) || pattern.MatchString(t) {
+		if strings.EqualFold(name, t) || pattern != nil && pattern.MatchString(t) {
 			return true
 		}
 	}
@@ -211,12 +212,17 @@ func gradlePublishes(name string) bool {
 // gradleAbbreviation is the pattern Gradle matches an abbreviated task name with:
 // each camel-case part of the name is a prefix of the task's part in the same place
 // (pTMC: p... T... M... C...), in any case for the first letter.
+// A name that is not valid UTF-8 abbreviates no task (they are all ASCII): nil.
 func gradleAbbreviation(name string) *regexp.Regexp {
+	if name == "" || !utf8.ValidString(name) {
+		return nil
+	}
+	first, size := utf8.DecodeRuneInString(name)
 	var b strings.Builder
 	b.WriteString("^(?i:")
-	b.WriteString(regexp.QuoteMeta(name[:1]))
+	b.WriteString(regexp.QuoteMeta(string(first)))
 	b.WriteString(")")
-	for _, r := range name[1:] {
+	for _, r := range name[size:] {
 		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 			b.WriteString("[a-z0-9]*")
 		}

@@ -125,7 +125,7 @@ func classifyTool(words []string, dir string) Classification {
 		return classifyReleaseTool(prog, rest, dir)
 	case "np":
 		c := known(OpPublishRelease, "np releases the package to npm and GitHub", dir, "np")
-		if newArgs(rest).flag("--preview") {
+		if newArgs(rest, "--branch", "--tag", "--contents", "--message", "--package-manager", "--test-script").flag("--preview") {
 			c.DryRun, c.Why = true, "np --preview only shows what would be released"
 		}
 		return c
@@ -136,10 +136,11 @@ func classifyTool(words []string, dir string) Classification {
 	case "nx":
 		return classifyNxRelease(rest, dir)
 	case "rush":
-		pos := newArgs(rest, "--tag", "--registry", "-n", "--npm-auth-token", "--set-access-level", "--target-branch", "--prerelease-name", "--suffix", "--version-policy", "--release-folder", "--pack").positionals()
+		a := newArgs(rest, "--tag", "--registry", "-n", "--npm-auth-token", "--set-access-level", "--target-branch", "--prerelease-name", "--suffix", "--version-policy", "--release-folder")
+		pos := a.positionals()
 		if len(pos) > 0 && pos[0] == "publish" {
 			c := known(OpRegistryUpload, "rush publish --publish uploads the changed packages", dir, "rush", "publish")
-			if !newArgs(rest).anySet("--publish", "-p") {
+			if !a.anySet("--publish", "-p") {
 				c.DryRun, c.Why = true, "rush publish without --publish is a dry run"
 			}
 			return c
@@ -148,12 +149,14 @@ func classifyTool(words []string, dir string) Classification {
 	case "pkg-pr-new":
 		return subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload}, "--packageManager", "--template", "--comment")
 	case "jsr", "deno", "vsce", "ovsx":
-		c := subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload}, "--config", "-c", "--token", "-p", "--pat", "--registry-url", "-i", "--packagePath", "--baseContentUrl", "--baseImagesUrl", "--target")
+		// The options that take a value: `--token --dry-run` is a token, not a rehearsal.
+		valued := []string{"--config", "-c", "--token", "-p", "--pat", "--registry-url", "-i", "--packagePath", "--baseContentUrl", "--baseImagesUrl", "--target"}
+		c := subcommandTool(prog, rest, dir, map[string]string{"publish": OpRegistryUpload}, valued...)
 		if c.Op != "" {
-			if newArgs(rest).flag("--dry-run") {
+			a := newArgs(rest, valued...)
+			if a.flag("--dry-run") {
 				c.DryRun, c.Why = true, prog+" publish --dry-run uploads nothing"
 			}
-			a := newArgs(rest, "--config", "-c", "--token", "-p", "--pat", "--registry-url", "-i", "--packagePath", "--target")
 			files := a.values("-i", "--packagePath")
 			if prog == "ovsx" {
 				files = append(files, a.positionals()[1:]...)
@@ -174,18 +177,20 @@ func classifyTool(words []string, dir string) Classification {
 		}
 		return nothing(dir, "pod publishes only with trunk push or repo push", "pod")
 	case "swift":
-		pos := newArgs(rest, "--package-path", "--scratch-path", "--url", "--metadata-path", "--signing-identity", "--private-key-path", "--cert-chain-paths").positionals()
+		a := newArgs(rest, "--package-path", "--scratch-path", "--url", "--metadata-path", "--signing-identity", "--private-key-path", "--cert-chain-paths")
+		pos := a.positionals()
 		if len(pos) >= 2 && pos[0] == "package-registry" && pos[1] == "publish" {
 			c := known(OpRegistryUpload, "swift package-registry publish uploads the package", dir, "swift", "package-registry", "publish")
-			if newArgs(rest).flag("--dry-run") {
+			if a.flag("--dry-run") {
 				c.DryRun, c.Why = true, "swift package-registry publish --dry-run uploads nothing"
 			}
 			return c
 		}
 		return nothing(dir, "swift publishes only with package-registry publish", "swift")
 	case "conan":
-		c := subcommandTool(prog, rest, dir, map[string]string{"upload": OpRegistryUpload}, "-r", "--remote", "-c", "--confirm", "-p", "--package-query", "-l", "--list", "-f", "--format")
-		if c.Op != "" && newArgs(rest).flag("--dry-run") {
+		valued := []string{"-r", "--remote", "-p", "--package-query", "-l", "--list", "-f", "--format"}
+		c := subcommandTool(prog, rest, dir, map[string]string{"upload": OpRegistryUpload}, valued...)
+		if c.Op != "" && newArgs(rest, valued...).flag("--dry-run") {
 			c.DryRun, c.Why = true, "conan upload --dry-run uploads nothing"
 		}
 		return c
@@ -580,13 +585,14 @@ func classifyPub(prog string, rest []string, dir string) Classification {
 
 // hexPublish: mix hex.publish and rebar3 hex publish (or cut) upload to hex.pm.
 func hexPublish(prog string, rest []string, dir, task string) Classification {
-	pos := newArgs(rest, "-r", "--repo", "--organization", "--replace", "--revert", "--app", "-a").positionals()
+	a := newArgs(rest, "-r", "--repo", "--organization", "--revert", "--app", "-a")
+	pos := a.positionals()
 	publishes := len(pos) > 0 && pos[0] == task && (prog == "mix" || len(pos) > 1 && (pos[1] == "publish" || pos[1] == "cut"))
 	if !publishes {
 		return nothing(dir, prog+" publishes only with "+task+" publish", prog)
 	}
 	c := known(OpRegistryUpload, prog+" "+strings.Join(pos[:min(2, len(pos))], " ")+" uploads the package to hex.pm", dir, prog, task)
-	if newArgs(rest).flag("--dry-run") {
+	if a.flag("--dry-run") {
 		c.DryRun, c.Why = true, prog+" "+task+" --dry-run uploads nothing"
 	}
 	return c
