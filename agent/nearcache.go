@@ -146,7 +146,9 @@ func (c *nearCache) save() {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return
 	}
-	_ = atomicfile.Write(c.path, b.Bytes(), 0o600) // a cache: losing it costs time only
+	// A cache: losing it costs time only, and parseNearCache rejects a cut one or
+	// reads its complete entries (a folder missing from it is listed).
+	_ = atomicfile.WriteCache(c.path, b.Bytes(), 0o600)
 }
 
 func boolNum(b bool) uint64 {

@@ -24,7 +24,20 @@ const TempSuffix = ".tmp"
 // Write replaces the file at path with data, with permissions mode (not subject to
 // the umask). The directory must exist. A symbolic link at path is replaced, not
 // followed. On error the file at path is as it was and no temporary file is left.
-func Write(path string, data []byte, mode fs.FileMode) (err error) {
+func Write(path string, data []byte, mode fs.FileMode) error {
+	return write(path, data, mode, true)
+}
+
+// WriteCache is Write without the flushes to disk, for a cache that a reader checks
+// and may ignore: a reader never sees half of a file (the rename is still one step),
+// but after a power loss the file may hold the old content, the new, or less of it,
+// and must be read as possibly incomplete. The flushes cost milliseconds on a real
+// disk, which a hook that refreshes its cache would otherwise pay.
+func WriteCache(path string, data []byte, mode fs.FileMode) error {
+	return write(path, data, mode, false)
+}
+
+func write(path string, data []byte, mode fs.FileMode, durable bool) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -49,8 +62,10 @@ func Write(path string, data []byte, mode fs.FileMode) (err error) {
 	if err = f.Chmod(mode); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if durable {
+		if err = f.Sync(); err != nil {
+			return err
+		}
 	}
 	if closeBeforeRename {
 		closed = true
@@ -60,6 +75,9 @@ func Write(path string, data []byte, mode fs.FileMode) (err error) {
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	return SyncDir(dir)
 }

@@ -149,3 +149,21 @@ func hasTemp(t *testing.T, dir string) bool {
 	}
 	return false
 }
+
+// WriteCache replaces a file as Write does (one rename, the mode set, no temporary
+// file left), only without the flushes.
+func TestWriteCacheReplacesInOneStep(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cache")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	require.NoError(t, WriteCache(path, []byte("new"), 0o600))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "new", string(data))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file is left")
+}
