@@ -139,7 +139,10 @@ func (r *ClaudeRules) JudgeBash(command, cwd, mode string, segments []Segment) C
 	if segments == nil {
 		segments = analyzeBash(command, cwd, "", "", nil).Segments
 	}
-	loose := looseForms(command, segments)
+	// The command is split once: deny and ask rules try its parts, allow rules must
+	// name each of them.
+	parts, plain := strictParts(command)
+	loose := looseForms(command, parts, segments)
 	for _, list := range []struct {
 		rules []claudeRule
 		d     Decision
@@ -162,7 +165,7 @@ func (r *ClaudeRules) JudgeBash(command, cwd, mode string, segments []Segment) C
 	case "plan":
 		return ClaudeAnswer{Decision: Ask, Why: "Claude Code is in plan mode"}
 	}
-	if why, ok := r.allowed(command); ok {
+	if why, ok := r.allowed(command, parts, plain); ok {
 		return ClaudeAnswer{Decision: Allow, Why: why}
 	}
 	if mode == "dontAsk" {
@@ -174,7 +177,8 @@ func (r *ClaudeRules) JudgeBash(command, cwd, mode string, segments []Segment) C
 // allowed reports whether allow rules name the command: the whole of it exactly, or
 // each of its parts (a simple command with no expansion and no redirection other than
 // to /dev/null or between descriptors), each by a rule of its own.
-func (r *ClaudeRules) allowed(command string) (string, bool) {
+// parts and plain are strictParts(command).
+func (r *ClaudeRules) allowed(command string, parts []string, plain bool) (string, bool) {
 	for _, rule := range r.allow {
 		if content, ok := bashRuleContent(rule.text); ok && (content == "" || content == "*") {
 			return fmt.Sprintf("Claude Code's allow rule %q in %s allows every command", rule.text, rule.file), true
@@ -186,8 +190,7 @@ func (r *ClaudeRules) allowed(command string) (string, bool) {
 			return fmt.Sprintf("Claude Code's allow rule %q in %s", rule.text, rule.file), true
 		}
 	}
-	parts, ok := strictParts(command)
-	if !ok || len(parts) == 0 {
+	if !plain || len(parts) == 0 {
 		return "", false
 	}
 	var used []string
@@ -311,13 +314,11 @@ func wildcardRE(content string, loose bool) *regexp.Regexp {
 // looseForms are the spellings deny and ask rules are tried on: the whole command,
 // each of its parts as written, and every simple command guard's reader finds in it
 // (inside substitutions, subshells and sh -c too), as written and without its
-// wrappers (sudo, timeout, nohup, env, ...).
-func looseForms(command string, segments []Segment) []string {
+// wrappers (sudo, timeout, nohup, env, ...). parts are strictParts(command).
+func looseForms(command string, parts []string, segments []Segment) []string {
 	forms := []string{strings.TrimSpace(command)}
-	if parts, _ := strictParts(command); len(parts) > 0 {
-		for _, p := range parts {
-			forms = appendNew(forms, p)
-		}
+	for _, p := range parts {
+		forms = appendNew(forms, p)
 	}
 	for _, seg := range segments {
 		forms = appendNew(forms, seg.Full)
