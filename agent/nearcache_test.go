@@ -3,6 +3,9 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,4 +195,70 @@ func TestAgentInstallPrimesTheNearLockCache(t *testing.T) {
 	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, User: true}))
 	_, err = os.Stat(filepath.Join(home, ".local", "state", "guard", "near"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// parseNearCacheSplit is the first parser (a strings.Split of the whole file), kept
+// as the reference the faster one must agree with.
+func parseNearCacheSplit(data []byte, root string) (map[string]nearEntry, bool) {
+	fields := strings.Split(string(data), "\x00")
+	if len(fields) < 3 || fields[0] != nearCacheMagic || fields[1] != root || fields[len(fields)-1] != "" {
+		return nil, false
+	}
+	fields = fields[2 : len(fields)-1]
+	out := make(map[string]nearEntry, len(fields)/6)
+	for len(fields) > 0 {
+		if len(fields) < 6 {
+			return nil, false
+		}
+		var nums [5]uint64
+		for i := range nums {
+			n, err := strconv.ParseUint(fields[1+i], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			nums[i] = n
+		}
+		rel, nsub := fields[0], nums[4]
+		if nsub > uint64(len(fields)-6) || nums[3] > 1 {
+			return nil, false
+		}
+		e := nearEntry{stamp: dirStamp{dev: nums[0], ino: nums[1], ctime: int64(nums[2])}, hasLock: nums[3] == 1}
+		for _, s := range fields[6 : 6+nsub] {
+			if s == "" || s == "." || s == ".." || strings.Contains(s, "/") {
+				return nil, false
+			}
+			e.subdirs = append(e.subdirs, s)
+		}
+		out[rel] = e
+		fields = fields[6+nsub:]
+	}
+	return out, true
+}
+
+// FuzzParseNearCacheAgreesWithTheReference: the in-place parser accepts exactly what
+// the first one did, with the same entries.
+func FuzzParseNearCacheAgreesWithTheReference(f *testing.F) {
+	f.Add([]byte(nearCacheMagic + "\x00/r\x00.\x001\x002\x003\x000\x001\x00a\x00"))
+	f.Add([]byte(nearCacheMagic + "\x00/r\x00.\x001\x002\x003\x001\x002\x00a\x00b\x00a\x004\x005\x006\x000\x000\x00"))
+	f.Add([]byte(nearCacheMagic + "\x00/r\x00"))
+	f.Add([]byte(nearCacheMagic + "\x00/r\x00.\x001\x002\x003\x000\x009\x00a\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := parseNearCache(data, "/r")
+		want, wok := parseNearCacheSplit(data, "/r")
+		if ok != wok {
+			t.Fatalf("accepted %v, the reference %v", ok, wok)
+		}
+		if !ok {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d entries, the reference %d", len(got), len(want))
+		}
+		for rel, e := range want {
+			g := got[rel]
+			if g.stamp != e.stamp || g.hasLock != e.hasLock || !slices.Equal(g.subdirs, e.subdirs) {
+				t.Fatalf("%q: %+v, the reference %+v", rel, g, e)
+			}
+		}
+	})
 }
