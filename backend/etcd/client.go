@@ -243,29 +243,77 @@ func (c *client) open(ctx context.Context, method string, req []byte, streaming,
 }
 
 func (c *client) start(ctx context.Context, method string, req []byte, token string, streaming, leader bool) (*stream, error) {
+	// While the cluster elects a leader (a member stopped, a partition healed) every
+	// member may answer "unavailable" for a second or two. A call is tried on every
+	// member, and the round again after a pause, as long as no member may have
+	// applied it: a read, or any call that reached no member at all (the dial
+	// failed). A transaction etcd may have applied is not sent twice; its caller
+	// judges again. Retries stop with ctx, or after retryFor when ctx has no deadline.
+	give := time.Now().Add(retryFor)
+	if d, ok := ctx.Deadline(); ok {
+		give = d
+	}
+	pause := 50 * time.Millisecond
+	for {
+		s, errs, again := c.round(ctx, method, req, token, streaming, leader)
+		if s != nil || !again || time.Now().Add(pause).After(give) {
+			if s != nil {
+				return s, nil
+			}
+			return nil, errs
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errs
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 800*time.Millisecond)
+	}
+}
+
+// retryFor bounds the retries of a call whose context has no deadline.
+const retryFor = 5 * time.Second
+
+// repeatable are the calls whose effect is the same however often they are made.
+var repeatable = map[string]bool{
+	"etcdserverpb.KV/Range": true, "etcdserverpb.Lease/LeaseTimeToLive": true,
+	"etcdserverpb.Lease/LeaseKeepAlive": true, "etcdserverpb.Lease/LeaseRevoke": true,
+	"etcdserverpb.Watch/Watch": true, "etcdserverpb.Auth/Authenticate": true,
+}
+
+// round tries the call on each member once, starting with the one that answered
+// last. again says whether every failure leaves the call safe to make again.
+func (c *client) round(ctx context.Context, method string, req []byte, token string, streaming, leader bool) (*stream, error, bool) {
 	c.mu.Lock()
 	first := c.next
 	c.mu.Unlock()
 	var errs []error
+	again := true
 	for i := range c.endpoints {
 		n := (first + i) % len(c.endpoints)
 		s, err := c.startAt(ctx, c.endpoints[n], method, req, token, streaming, leader)
-		var ae *apiError
 		if err == nil {
 			c.mu.Lock()
 			c.next = n
 			c.mu.Unlock()
-			return s, nil
+			return s, nil, false
 		}
 		if ctx.Err() != nil {
-			return nil, err
+			return nil, err, false
 		}
-		if errors.As(err, &ae) && ae.Code != codeUnavailable {
-			return nil, err // etcd's answer, not the member's absence
+		var ae *apiError
+		var oe *net.OpError
+		switch {
+		case errors.As(err, &ae) && ae.Code != codeUnavailable:
+			return nil, err, false // etcd's answer, not the member's absence
+		case errors.As(err, &oe) && oe.Op == "dial":
+			// Never sent: safe to send again.
+		default:
+			again = again && repeatable[method]
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", c.endpoints[n].Host, err))
 	}
-	return nil, errors.Join(errs...)
+	return nil, errors.Join(errs...), again
 }
 
 func (c *client) startAt(ctx context.Context, ep *url.URL, method string, req []byte, token string, streaming, leader bool) (*stream, error) {

@@ -39,3 +39,12 @@ func TestPrefixEndIsTheFirstKeyPastThePrefix(t *testing.T) {
 	assert.Equal(t, []byte{'b'}, prefixEnd("a\xff"))
 	assert.Equal(t, []byte{0}, prefixEnd("\xff\xff"))
 }
+
+// A read is retried while every member answers "unavailable" (an election); a
+// transaction etcd may have applied is not sent twice.
+func TestOnlyRepeatableCallsAreRetriedAfterAnAnswer(t *testing.T) {
+	assert.True(t, repeatable["etcdserverpb.KV/Range"])
+	assert.True(t, repeatable["etcdserverpb.Watch/Watch"])
+	assert.False(t, repeatable["etcdserverpb.KV/Txn"])
+	assert.False(t, repeatable["etcdserverpb.Lease/LeaseGrant"])
+}
