@@ -267,12 +267,20 @@ func runSettings(opts InstallOptions, add bool) error {
 			return guard.Exitf(guard.ExitUsage, "%w", err)
 		}
 	}
-	if add && !opts.User {
+	if add && (!opts.User || primesForUser(env)) {
 		// The hook's first search for a lock near a command it cannot read would
-		// list the whole project while the agent waits; do it now instead.
+		// list the whole project while the agent waits; do it now instead (for a
+		// user-wide install, in the repository it was run from, if any).
 		PrimeNear(env, env.Dir)
 	}
 	return report(env, opts, res)
+}
+
+// primesForUser reports whether a user-wide install runs in a project to list: a
+// repository, but not a home folder kept in git (dotfiles), which is no project.
+func primesForUser(env *guard.Env) bool {
+	top := gitrun.RepoTop(env.Dir)
+	return top != "" && filepath.Clean(top) != filepath.Clean(env.Home())
 }
 
 // sameJSON reports whether two JSON texts hold the same value.

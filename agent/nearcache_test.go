@@ -189,12 +189,25 @@ func TestAgentInstallPrimesTheNearLockCache(t *testing.T) {
 	require.NoError(t, os.Remove(lock))
 	assert.Equal(t, None, decideBash(t, repo, unreadable, false).Decision)
 
-	// A user-wide install has no project to list.
+	// A user-wide install lists the repository it is run from, and nothing outside one.
 	home := t.TempDir()
 	env, _, _ = installEnv(t, repo, home)
 	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, User: true}))
+	files, err = filepath.Glob(filepath.Join(home, ".local", "state", "guard", "near", "*"))
+	require.NoError(t, err)
+	assert.Len(t, files, 1, "the repository the user-wide install ran in")
+	home = t.TempDir()
+	env, _, _ = installEnv(t, t.TempDir(), home)
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, User: true}))
 	_, err = os.Stat(filepath.Join(home, ".local", "state", "guard", "near"))
-	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.ErrorIs(t, err, os.ErrNotExist, "no project outside a repository")
+	// Nor a home folder kept in git.
+	home = t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(home, ".git"), 0o755))
+	env, _, _ = installEnv(t, home, home)
+	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, User: true}))
+	_, err = os.Stat(filepath.Join(home, ".local", "state", "guard", "near"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no project in a dotfiles home")
 }
 
 // parseNearCacheSplit is the first parser (a strings.Split of the whole file), kept
