@@ -717,7 +717,7 @@ func (a *analyzer) targetDeep(w shellWord, cwd, op, text string, descend bool) {
 		default:
 			pat = patternQuote(base) + "/" + pat
 		}
-		for _, h := range globTargetsIn(pat, a.listNames) {
+		for _, h := range globTargets(pat, a.listNames) {
 			a.effect(Effect{Op: op, Path: h.Path, Command: text, Descend: descend || h.Descend})
 		}
 		return

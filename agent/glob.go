@@ -22,13 +22,6 @@ type globHit struct {
 	Descend bool
 }
 
-// globTargets resolves an absolute pattern (pattern syntax: quoted characters
-// escaped) against the file system as the shell would, fail closed: every existing
-// path it matches, and the folder where it would create a name that matches nothing
-// yet. A folder that cannot be listed, a ** and too many matches count as everything
-// inside the folder.
-func globTargets(pat string) []globHit { return globTargetsIn(pat, readNames) }
-
 // readNames lists a folder's entry names, sorted (what a glob matches against).
 func readNames(dir string) ([]string, error) {
 	f, err := os.Open(dir)
@@ -44,9 +37,14 @@ func readNames(dir string) ([]string, error) {
 	return names, nil
 }
 
-// globTargetsIn is globTargets with the folders listed by list (the analysis lists each
-// folder once, however many words match in it: `d04{1,2}*` reads its folder once).
-func globTargetsIn(pat string, list func(string) ([]string, error)) []globHit {
+// globTargets resolves an absolute pattern (pattern syntax: quoted characters
+// escaped) against the file system as the shell would, fail closed: every existing
+// path it matches, and the folder where it would create a name that matches nothing
+// yet. A folder that cannot be listed, a ** and too many matches count as everything
+// inside the folder. list lists a folder's names, sorted (readNames; the analysis
+// keeps each folder's, however many words match in it: `d04{1,2}*` reads its folder
+// once).
+func globTargets(pat string, list func(string) ([]string, error)) []globHit {
 	comps := strings.Split(strings.TrimPrefix(pat, "/"), "/")
 	dirs := []string{"/"}
 	var out []globHit

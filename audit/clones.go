@@ -105,16 +105,7 @@ func FindClones(ctx context.Context, roots []CloneRoot, skipDirs []string, geten
 // knows every config syntax, includes and linked worktrees. (go-git did this before;
 // linking it cost every guard process, hooks included, its start-up work.)
 func readClone(ctx context.Context, dir string, getenv func(string) string) (Clone, error) {
-	// The variables that name a repository (GIT_DIR, set when guard runs from a hook)
-	// would point git at another one than dir.
-	g := gitrun.New(dir, func(k string) string {
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES":
-			return ""
-		}
-		return getenv(k)
-	})
+	g := gitrun.At(dir, getenv) // not the repository a hook's GIT_DIR names
 	c := Clone{Path: dir}
 	out, err := g.Run(ctx, "config", "-z", "--get-regexp", `^remote\..*\.url$`)
 	var gerr *gitrun.Error

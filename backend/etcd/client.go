@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -53,7 +54,6 @@ func newClient(c clientConfig) (*client, error) {
 	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: c.DialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		TLSHandshakeTimeout: c.DialTimeout,
-		ForceAttemptHTTP2:   true,
 	}
 	// gRPC is HTTP/2 only: with TLS as negotiated, without it from the first byte.
 	var protos http.Protocols
@@ -331,7 +331,7 @@ func (c *client) startAt(ctx context.Context, ep *url.URL, method string, req []
 			}
 		}()
 	} else {
-		body = strings.NewReader(string(frame(req)))
+		body = bytes.NewReader(frame(req))
 	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), body)
 	if err != nil {

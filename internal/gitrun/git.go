@@ -32,6 +32,25 @@ func New(dir string, getenv func(string) string) Git {
 	return Git{Dir: dir, Env: Environ(getenv)}
 }
 
+// At returns a Git for the repository at dir itself, whatever repository the
+// environment names: the variables that point git at one (GIT_DIR, set while guard
+// runs from a hook, GIT_WORK_TREE, GIT_INDEX_FILE, ...) are left out.
+func At(dir string, getenv func(string) string) Git {
+	return New(dir, func(k string) string {
+		if repoVars[k] {
+			return ""
+		}
+		return getenv(k)
+	})
+}
+
+// repoVars are the variables of passedVars that name a repository or its parts.
+var repoVars = map[string]bool{
+	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_COMMON_DIR": true,
+	"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_QUARANTINE_PATH": true,
+	"GIT_NAMESPACE": true, "GIT_CEILING_DIRECTORIES": true,
+}
+
 // Error is a failed git command: the arguments, git's exit code and its stderr.
 type Error struct {
 	Args   []string
