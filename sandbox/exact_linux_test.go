@@ -41,7 +41,7 @@ func TestExactReadsTheSwitchesThatForbidNamespaces(t *testing.T) {
 		"debian switch off": {map[string]string{"sys/user/max_user_namespaces": "100", "sys/kernel/unprivileged_userns_clone": "0\n", "self/status": unprivStatus},
 			"unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)"},
 		"debian switch off, root exempt": {map[string]string{"sys/user/max_user_namespaces": "100", "sys/kernel/unprivileged_userns_clone": "0", "self/status": rootStatus}, ""},
-		"debian switch on": {map[string]string{"sys/user/max_user_namespaces": "100", "sys/kernel/unprivileged_userns_clone": "1", "self/status": unprivStatus}, ""},
+		"debian switch on":               {map[string]string{"sys/user/max_user_namespaces": "100", "sys/kernel/unprivileged_userns_clone": "1", "self/status": unprivStatus}, ""},
 		"ubuntu restriction, unconfined": {map[string]string{"sys/user/max_user_namespaces": "100", "sys/kernel/apparmor_restrict_unprivileged_userns": "1",
 			"self/attr/apparmor/current": "unconfined\n", "self/status": unprivStatus},
 			"AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1): a namespace guard creates gets no right to mount; an AppArmor profile for guard's binary that allows \"userns,\" lifts it"},
@@ -64,7 +64,7 @@ func TestExactReadsTheSwitchesThatForbidNamespaces(t *testing.T) {
 // new user and mount namespace, keeping the caller's uid, can mount.
 func TestExactAgreesWithTheKernel(t *testing.T) {
 	err := Exact()
-	cmd := exec.Command("mount", "--bind", "/", "/")
+	cmd := exec.Command("mount", "--rbind", "/", "/")
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
