@@ -14,6 +14,7 @@ import (
 const (
 	shaA = "1111111111111111111111111111111111111111"
 	shaB = "2222222222222222222222222222222222222222"
+	shaC = "3333333333333333333333333333333333333333"
 	zero = "0000000000000000000000000000000000000000"
 )
 
@@ -53,16 +54,18 @@ func TestPushRange(t *testing.T) {
 		name       string
 		u          RefUpdate
 		haveRemote bool
+		base       []string
 		want       []string
 	}{
-		{"an update whose remote commit is here is remote..local", RefUpdate{"refs/heads/m", shaA, "refs/heads/m", shaB}, true, []string{shaA, "--not", shaB}},
-		{"an update whose remote commit is unknown here is checked as a new ref", RefUpdate{"refs/heads/m", shaA, "refs/heads/m", shaB}, false, []string{shaA, "--not", "--remotes=origin"}},
-		{"a new ref is what the remote's tracking refs do not have", RefUpdate{"refs/heads/n", shaA, "refs/heads/n", zero}, false, []string{shaA, "--not", "--remotes=origin"}},
-		{"a deletion publishes no commit", RefUpdate{"(delete)", zero, "refs/heads/n", shaB}, true, nil},
+		{"an update whose remote commit is here is remote..local", RefUpdate{"refs/heads/m", shaA, "refs/heads/m", shaB}, true, []string{shaC}, []string{shaA, "--not", shaB}},
+		{"an update whose remote commit is unknown here is checked as a new ref", RefUpdate{"refs/heads/m", shaA, "refs/heads/m", shaB}, false, []string{shaC}, []string{shaA, "--not", shaC}},
+		{"a new ref is what the trusted tips do not have", RefUpdate{"refs/heads/n", shaA, "refs/heads/n", zero}, false, []string{shaB, shaC}, []string{shaA, "--not", shaB, shaC}},
+		{"a new ref with no trusted tip publishes its whole history", RefUpdate{"refs/heads/n", shaA, "refs/heads/n", zero}, false, nil, []string{shaA}},
+		{"a deletion publishes no commit", RefUpdate{"(delete)", zero, "refs/heads/n", shaB}, true, nil, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, PushRange(tc.u, "origin", tc.haveRemote))
+			assert.Equal(t, tc.want, PushRange(tc.u, tc.haveRemote, tc.base))
 		})
 	}
 	assert.True(t, RefUpdate{RemoteRef: "refs/tags/v1"}.Tag())

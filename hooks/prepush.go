@@ -119,17 +119,21 @@ func lookObjects(ctx context.Context, g gitrun.Git, shas []string) (objects, err
 }
 
 // PushRange returns the `git log` revisions whose commits the update would publish:
-// an update is remote..local when this repository has the remote's commit; a new ref
-// (or a remote commit unknown here) is whatever none of the remote's tracking refs
-// already has. A deletion publishes no commit (nil).
-func PushRange(u RefUpdate, remote string, haveRemote bool) []string {
+// remote..local when this repository has the remote's commit (the remote's own word,
+// from git's stdin); for a new ref, or a remote commit unknown here, the local tip's
+// history minus base, the tips counted as already on the remote (see
+// trustedRemoteTips: never a remote-tracking ref on its name alone). A deletion
+// publishes no commit (nil).
+func PushRange(u RefUpdate, haveRemote bool, base []string) []string {
 	switch {
 	case u.Deletion():
 		return nil
 	case !u.NewRef() && haveRemote:
 		return []string{u.LocalSHA, "--not", u.RemoteSHA}
+	case len(base) == 0:
+		return []string{u.LocalSHA}
 	default:
-		return []string{u.LocalSHA, "--not", "--remotes=" + remote}
+		return append([]string{u.LocalSHA, "--not"}, base...)
 	}
 }
 
@@ -256,6 +260,34 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 	if herr != nil {
 		return herr
 	}
+	// What the remote has, for new refs: asked once, and only when a push needs it.
+	var base *pushBase
+	baseFor := func() (*pushBase, error) {
+		if base != nil {
+			return base, nil
+		}
+		rt, err := trustedRemoteTips(ctx, s.git, remote, s.repo.CommonDir)
+		if err != nil {
+			return nil, fmt.Errorf("reading what %s already has: %w", remote, err)
+		}
+		base = &pushBase{distrusted: rt.distrusted}
+		seen := map[string]bool{}
+		add := func(sha string) {
+			if !seen[sha] {
+				seen[sha] = true
+				base.tips = append(base.tips, sha)
+			}
+		}
+		for _, u := range ups {
+			if !u.NewRef() && have.commit[u.RemoteSHA] {
+				add(u.RemoteSHA)
+			}
+		}
+		for _, t := range rt.tips {
+			add(t)
+		}
+		return base, nil
+	}
 	for i, u := range ups {
 		if !u.Deletion() && !have.exists[u.LocalSHA] {
 			return fmt.Errorf("%s: the pushed object %s does not exist in this repository, so guard cannot tell what the push would publish (run `git fsck`, or push a ref that exists)", u, u.LocalSHA)
@@ -275,12 +307,31 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			return err
 		}
 		c.paths = append(c.paths, first...)
-		if revs := PushRange(u, remote, have.commit[u.RemoteSHA]); revs != nil && have.commit[u.LocalSHA] {
+		var tips []string
+		fromBase := !u.Deletion() && have.commit[u.LocalSHA] && (u.NewRef() || !have.commit[u.RemoteSHA])
+		if fromBase {
+			b, err := baseFor()
+			if err != nil {
+				return err
+			}
+			tips = b.tips
+		}
+		if revs := PushRange(u, have.commit[u.RemoteSHA], tips); revs != nil && have.commit[u.LocalSHA] {
 			if err := s.checkPublished(ctx, &c, revs, u.LocalSHA); err != nil {
 				return fmt.Errorf("%s: %w", u, err)
 			}
 		}
+		if fromBase && !c.dec.Allowed && len(base.distrusted) > 0 {
+			c.note = base.note(remote)
+		}
 		o.checks = append(o.checks, c)
+		dropped, err := s.checkDropped(ctx, u, remote, have)
+		if err != nil {
+			return fmt.Errorf("%s: %w", u, err)
+		}
+		if dropped != nil {
+			o.checks = append(o.checks, *dropped)
+		}
 	}
 	if fromFramework && len(ups) == 1 {
 		c, err := s.frameworkRest(ctx, remote, ups[0])
@@ -357,7 +408,12 @@ func (s *session) frameworkRest(ctx context.Context, remote string, described Re
 	if _, err := s.git.Line(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
 		revs = append(revs, "HEAD")
 	}
-	revs = append(revs, "--not", "--remotes="+remote)
+	rt, err := trustedRemoteTips(ctx, s.git, remote, s.repo.CommonDir)
+	if err != nil {
+		return check{}, fmt.Errorf("reading what %s already has: %w", remote, err)
+	}
+	revs = append(revs, "--not")
+	revs = append(revs, rt.tips...)
 	if !described.Deletion() {
 		revs = append(revs, described.LocalSHA)
 	}
@@ -365,7 +421,6 @@ func (s *session) frameworkRest(ctx context.Context, remote string, described Re
 	c := check{what: "local commits that " + remote + " lacks", ref: "(refs the pre-commit framework did not name)", ops: ops,
 		note: fmt.Sprintf("the pre-commit framework names only the first ref of a push to its hooks (here %s), and local branches or tags that %s lacks carry the commits refused above; guard cannot tell whether this push includes them, so it refuses (fail closed). "+
 			"Let guard's own pre-push hook see every ref (`guard install --hooks pre-push`; pre-commit keeps it as pre-push.legacy, or guard keeps pre-commit's as pre-push.pre-guard), or push after those commits are fixed", described, remote)}
-	var err error
 	if c.dec, err = s.askFenced(ops, nil, false); err != nil {
 		return c, err
 	}
@@ -375,6 +430,9 @@ func (s *session) frameworkRest(ctx context.Context, remote string, described Re
 	if !c.dec.Allowed {
 		if refs := s.unpublishedRefs(ctx, revs[slices.Index(revs, "--not"):]); len(refs) > 0 {
 			c.note += "; local refs with commits " + remote + " lacks: " + strings.Join(refs, ", ")
+		}
+		if len(rt.distrusted) > 0 {
+			c.note += "; " + (&pushBase{distrusted: rt.distrusted}).note(remote)
 		}
 	}
 	return c, nil
@@ -440,4 +498,62 @@ func frameworkRef(ctx context.Context, env *guard.Env, g gitrun.Git) (RefUpdate,
 		return RefUpdate{}, fmt.Errorf("pre-commit framework variables: PRE_COMMIT_TO_REF %q / PRE_COMMIT_FROM_REF %q are not object names", u.LocalSHA, u.RemoteSHA)
 	}
 	return u, nil
+}
+
+// pushBase is what a push counts as already on the remote for its new refs: the tips
+// (the old values of the push's other refs, and the trusted remote-tracking refs) and
+// the tracking refs it did not trust, with why.
+type pushBase struct {
+	tips       []string
+	distrusted []string
+}
+
+// note explains, for a refused new ref, which remote-tracking refs were not counted.
+func (b *pushBase) note(remote string) string {
+	const most = 5
+	named := b.distrusted
+	more := ""
+	if len(named) > most {
+		more = fmt.Sprintf(" and %d more", len(named)-most)
+		named = named[:most]
+	}
+	return fmt.Sprintf("guard did not count these remote-tracking refs as what %s has, so the commits behind them were checked as new: %s%s. "+
+		"A remote-tracking ref counts when git's own fetch from %s, clone or push wrote its present value (its reflog says so) and no other remote's fetch refspec maps to it; "+
+		"to have a genuine one count again: git update-ref -d <ref> && git fetch %s", remote, strings.Join(named, "; "), more, remote, remote)
+}
+
+// checkDropped is the forced-update rule (DroppedByUpdate): an update that moves the
+// remote's ref off commits that changed another owner's locked area is refused. When
+// the remote's old commit is not in this repository, guard cannot see what the update
+// drops: it refuses only when a lock of another owner lies in the repository (the
+// dropped commits could be in it), and says to fetch first. nil: nothing to add.
+func (s *session) checkDropped(ctx context.Context, u RefUpdate, remote string, have objects) (*check, error) {
+	if u.Deletion() || u.NewRef() || !have.commit[u.LocalSHA] {
+		return nil, nil
+	}
+	ops := []string{guard.OpPush}
+	what := u.String() + " (a forced update)"
+	if !have.commit[u.RemoteSHA] {
+		if have.exists[u.RemoteSHA] {
+			return nil, nil // the remote's ref is a tag of a tree or blob: no history dropped
+		}
+		dec, err := s.policy.Check(guard.Request{Ops: ops, Paths: []string{s.root()}, Descend: true, RepoRoot: s.root()})
+		if err != nil || dec.Allowed {
+			return nil, err
+		}
+		return &check{what: what, ref: u.String(), ops: ops, paths: []string{s.root()}, dec: dec,
+			note: fmt.Sprintf("%s's %s is at %s, which this repository does not have, so this push replaces commits guard cannot see; with the locks above in this repository they may be that owner's work. Fetch first (git fetch %s), then push again: guard then checks what the forced push drops",
+				remote, u.RemoteRef, u.RemoteSHA, remote)}, nil
+	}
+	d, err := DroppedByUpdate(ctx, s.git, u.RemoteSHA, u.LocalSHA)
+	if err != nil || len(d.Commits) == 0 {
+		return nil, err
+	}
+	dec, err := JudgeDropped(s.policy, s.root(), d)
+	if err != nil || dec.Allowed {
+		return nil, err
+	}
+	return &check{what: what, ref: u.String(), ops: ops, paths: s.abs(d.Paths), dec: dec,
+		note: fmt.Sprintf("this forced push drops %d commit(s) from %s's %s that changed the locked paths above (another owner's work would be lost). Rebase onto %s instead of replacing it (git pull --rebase %s), or ask the lock's owner",
+			len(d.Commits), remote, u.RemoteRef, u.RemoteSHA, remote)}, nil
 }

@@ -25,6 +25,10 @@
 //
 // A resource lock is `<prefix><project>/resources/<uri, path-escaped>`.
 //
+// The project is taken as canonicalProject gives it: on a host that ignores the case
+// of owner and repository names (GitHub, GitLab), github.com/Acme/Proj and
+// github.com/acme/proj are one repository, so they are one project.
+//
 // The value is JSON: the folder (slash-separated, relative to the project root), the
 // lock file's name as written, the resource URI, and the lock file's body without its
 // fence line. A key's create revision is the lock's fence; its lease, the lifetime.
@@ -41,7 +45,32 @@ type layout struct {
 }
 
 func newLayout(prefix, project string) layout {
-	return layout{base: prefix + url.PathEscape(project) + "/"}
+	return layout{base: prefix + url.PathEscape(canonicalProject(project)) + "/"}
+}
+
+// caseFreeHosts are the hosts whose repository paths ignore case (github.com/Acme/Proj
+// is github.com/acme/proj), each with the hosts that reach the same repositories over
+// ssh on port 443. An unknown host keeps its case: a self-hosted server may tell
+// Proj from proj.
+var caseFreeHosts = map[string]string{
+	"github.com": "github.com", "ssh.github.com": "github.com", "www.github.com": "github.com",
+	"gitlab.com": "gitlab.com", "altssh.gitlab.com": "gitlab.com", "www.gitlab.com": "gitlab.com",
+}
+
+// canonicalProject is the project id keys are built from: a project id of the form
+// host/path (what guard derives from the origin remote, or a project_id written that
+// way) on a host of caseFreeHosts is lower-cased, its host named one way; any other id
+// is kept as written.
+func canonicalProject(project string) string {
+	host, path, ok := strings.Cut(project, "/")
+	if !ok {
+		return project
+	}
+	canon, known := caseFreeHosts[strings.ToLower(host)]
+	if !known {
+		return project
+	}
+	return canon + "/" + strings.ToLower(path)
 }
 
 func (k layout) locks() string     { return k.base + "locks/" }

@@ -48,3 +48,16 @@ func TestOnlyRepeatableCallsAreRetriedAfterAnAnswer(t *testing.T) {
 	assert.False(t, repeatable["etcdserverpb.KV/Txn"])
 	assert.False(t, repeatable["etcdserverpb.Lease/LeaseGrant"])
 }
+
+func TestProjectIDsOfCaseFreeHostsAreOneProjectWhateverTheirCase(t *testing.T) {
+	same := []string{"github.com/Acme/Proj", "github.com/acme/proj", "GitHub.com/ACME/proj", "ssh.github.com/Acme/Proj"}
+	for _, id := range same {
+		assert.Equal(t, "/guard/github.com%2Facme%2Fproj/locks/f:lock.txt", newLayout("/guard/", id).lockKey("", "LOCK.txt"), id)
+	}
+	assert.Equal(t, newLayout("/guard/", "gitlab.com/Group/Sub/Proj").base, newLayout("/guard/", "gitlab.com/group/sub/proj").base)
+	// An unknown host may tell Proj from proj: its case stays, as does an id that
+	// names no host.
+	assert.Equal(t, "/guard/git.example.org%2FAcme%2FProj/", newLayout("/guard/", "git.example.org/Acme/Proj").base)
+	assert.Equal(t, "/guard/MyProject/", newLayout("/guard/", "MyProject").base)
+	assert.Equal(t, "/guard/%2Fsrv%2Fgit%2FTool/", newLayout("/guard/", "/srv/git/Tool").base)
+}

@@ -70,6 +70,34 @@ func TestHistoryRecordsWhatTheCommandsDid(t *testing.T) {
 	assert.Contains(t, stderr, `unknown event "aquired"`)
 }
 
+// A pruned lock's event carries the lock's fields, as every event does.
+func TestHistoryPrunedEventNamesTheLock(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "src"), 0o755))
+	state := []string{"XDG_STATE_HOME=" + t.TempDir(), "TZ=UTC"}
+	lock := filepath.Join(root, "src", "LOCK.docs.txt")
+	require.NoError(t, os.WriteFile(lock, []byte("owner: bob\nhost: box7\ncreated: 2000-01-01T00:00:00Z\nexpires_after: 1h\nscope: docs\npurpose: old work\n"), 0o644))
+
+	out, stderr, code := runGuard(t, root, state, "prune", root)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "removed "+lock+"\n", out)
+
+	out, stderr, code = runGuard(t, root, state, "history", "--json", "--event", "pruned")
+	require.Equal(t, 0, code, stderr)
+	var evs []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &evs), out)
+	require.Len(t, evs, 1, out)
+	ev := evs[0]
+	assert.Equal(t, "pruned", ev["event"])
+	assert.Equal(t, lock, ev["path"])
+	assert.Equal(t, "LOCK.docs.txt", ev["name"])
+	assert.Equal(t, "exclusive", ev["kind"])
+	assert.Equal(t, "docs", ev["scope"])
+	assert.Equal(t, "bob", ev["owner"])
+	assert.Equal(t, "box7", ev["host"])
+	assert.Equal(t, "prune", ev["detail"])
+}
+
 // A claim that waits records one waiting event naming the lock it waits for.
 func TestHistoryRecordsWaiting(t *testing.T) {
 	root := t.TempDir()

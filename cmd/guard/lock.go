@@ -53,7 +53,7 @@ func addClaimFlags(cmd *cobra.Command, o *cli.LockOptions, contested, noContest 
 	f.IntVar(&o.Quarantine, "quarantine", -1, "contest quarantine in seconds")
 	f.Lookup("quarantine").DefValue = fmt.Sprint(int(lockcore.DefaultQuarantine / time.Second))
 	f.StringVar(&o.Wait, "wait", "0", "wait up to `DURATION` (<number><s|m|h|d>) for a refusing lock to be released, expire or be pruned")
-	f.StringVar(&o.Resource, "resource", "", "lock the resource `URI` (a database, a deployment target, a URL) instead of a folder")
+	f.Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "lock the resource `URI` (a database, a deployment target, a URL) instead of a folder")
 	cmd.MarkFlagsMutuallyExclusive("contested", "no-contest")
 }
 

@@ -28,6 +28,6 @@ expired one again with guard lock.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Expires, "expires", "", "new lifetime, <number><s|m|h|d>")
 	f.BoolVar(&o.JSON, "json", false, "print the renewed lock as JSON")
-	f.StringVar(&o.Resource, "resource", "", "renew the lock of the resource `URI`")
+	f.Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "renew the lock of the resource `URI`")
 	return cmd
 }

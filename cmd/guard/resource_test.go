@@ -106,3 +106,25 @@ func slugHash(uri string) string {
 	// The first 8 hex digits of the URI's SHA-256, as CONTRACT.md section 8 names them.
 	return sha8(uri)
 }
+
+func TestAnEmptyResourceIsAUsageErrorAndLocksNothing(t *testing.T) {
+	env := waitEnv(t)
+	work := t.TempDir()
+	for _, args := range [][]string{
+		{"lock", "--resource", ""},
+		{"lock", "--resource="},
+		{"run", "--resource", "", work, "--", "true"},
+		{"unlock", "--resource", ""},
+		{"renew", "--resource", ""},
+		{"status", "--resource", ""},
+	} {
+		out, errOut, code := runIn(t, work, env, args...)
+		assert.Equal(t, 2, code, "%v: %s", args, errOut)
+		assert.Equal(t, "", out, "%v", args)
+		assert.Contains(t, errOut, "the resource URI is empty", "%v", args)
+		assert.Contains(t, errOut, "to lock the current folder, leave --resource out", "%v", args)
+	}
+	entries, err := os.ReadDir(work)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no lock file in the current folder")
+}

@@ -25,6 +25,6 @@ be read: fail closed).`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, `print {"dir", "locked", "locks": [...]}`)
-	cmd.Flags().StringVar(&o.Resource, "resource", "", "whether the resource `URI` is locked (instead of a directory)")
+	cmd.Flags().Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "whether the resource `URI` is locked (instead of a directory)")
 	return cmd
 }

@@ -43,6 +43,6 @@ was nothing to release. User locks and locks of others are never touched.
 	f.BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
 	f.BoolVar(&o.All, "all", false, "release every lock the owner holds under the ROOTs")
 	f.StringVar(&o.Roots.RootsFile, "roots-file", "", "with --all: the roots of this lock_roots.json")
-	f.StringVar(&o.Resource, "resource", "", "release the lock of the resource `URI`")
+	f.Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "release the lock of the resource `URI`")
 	return cmd
 }

@@ -71,6 +71,13 @@ func RunPrune(o PruneOptions) error {
 	now := env.Clock.Now()
 	res := scanLocks(env, "prune", rc, roots)
 	actions := lockcore.Prune(res.Locks, now, o.DryRun, now.Location())
+	// The event of a pruned lock carries the lock's own fields (name, kind, owner,
+	// host, ...), as every event does: the lock as the scan read it, which prune
+	// checked again (still prunable) before removing it.
+	scanned := make(map[string]*lockcore.Lock, len(res.Locks))
+	for _, l := range res.Locks {
+		scanned[l.Path] = l
+	}
 
 	out := PruneJSON{DryRun: o.DryRun, Removed: []string{}, WouldRemove: []string{}, Kept: []string{}, Errors: []PruneError{}}
 	failed := false
@@ -82,7 +89,7 @@ func RunPrune(o PruneOptions) error {
 				fmt.Fprintf(env.Stdout, "would remove %s\n", a.Path)
 			}
 		case a.Removed:
-			recordLock(env, guard.EventPruned, nil, a.Path, "", "prune")
+			recordLock(env, guard.EventPruned, scanned[a.Path], a.Path, "", "prune")
 			out.Removed = append(out.Removed, a.Path)
 			if !o.JSON {
 				fmt.Fprintf(env.Stdout, "removed %s\n", a.Path)

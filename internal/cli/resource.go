@@ -132,3 +132,29 @@ func resourceStatus(o StatusOptions) error {
 	}
 	return nil
 }
+
+// ResourceFlag is the value of a --resource flag: a resource URI that, once the flag
+// is given, must not be empty. An empty one (`--resource=`, or a shell variable that
+// was never set) would otherwise read as "no --resource" and act on the current
+// folder instead, which is a different lock than the one asked for.
+type ResourceFlag struct{ URI *string }
+
+// String returns the URI.
+func (f ResourceFlag) String() string {
+	if f.URI == nil {
+		return ""
+	}
+	return *f.URI
+}
+
+// Set takes the flag's argument, refusing an empty one.
+func (f ResourceFlag) Set(s string) error {
+	if s == "" {
+		return errors.New("the resource URI is empty (a resource lock needs its name, such as db://staging; to lock the current folder, leave --resource out)")
+	}
+	*f.URI = s
+	return nil
+}
+
+// Type names the flag's argument in the help.
+func (f ResourceFlag) Type() string { return "string" }

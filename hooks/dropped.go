@@ -1,0 +1,61 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/gitrun"
+)
+
+// Dropped is what a ref update from Old to New takes away from the ref: the commits
+// reachable from Old and from none of New and the kept tips, and the paths they
+// changed (top-level-relative, slash-separated, sorted, unique).
+type Dropped struct {
+	Commits []string
+	Paths   []string
+}
+
+// DroppedByUpdate answers the question a forced update raises, the same for the
+// client's pre-push hook and a server's pre-receive: which commits does moving a ref
+// from old to new drop, and which paths did they change? A fast-forward drops nothing.
+// keep are other tips that still hold commits (a server passes its other refs, so that
+// a commit another branch keeps is not counted as dropped; the client knows no other
+// tip of the remote for certain and passes none). old and new must be commits g's
+// repository has (a server's quarantine included, through g's environment); an
+// empty or all-zero new (a deletion) is not an update this rule judges: nothing is
+// returned.
+//
+// The paths are to be checked for OpPush under the pusher's identity (JudgeDropped):
+// a forced push that drops commits changing another owner's locked area throws that
+// owner's published work away, and is refused like a push into the area.
+func DroppedByUpdate(ctx context.Context, g gitrun.Git, old, new string, keep ...string) (Dropped, error) {
+	if old == "" || isZero(old) || new == "" || isZero(new) || old == new {
+		return Dropped{}, nil
+	}
+	revs := append([]string{old, "--not", new}, keep...)
+	out, err := g.Run(ctx, append(append([]string{"rev-list"}, revs...), "--")...)
+	if err != nil {
+		return Dropped{}, fmt.Errorf("commits dropped by %s -> %s: %w", old, new, err)
+	}
+	d := Dropped{Commits: strings.Fields(string(out))}
+	if len(d.Commits) == 0 {
+		return d, nil
+	}
+	if d.Paths, err = gitrun.LogPaths(ctx, g, revs...); err != nil {
+		return Dropped{}, fmt.Errorf("paths changed by the commits %s -> %s drops: %w", old, new, err)
+	}
+	return d, nil
+}
+
+// JudgeDropped asks policy whether the pusher may drop the commits of d: every path
+// they changed (made absolute under root) is checked for OpPush. A refusal names the
+// lock and says that the update is a forced one that drops those commits.
+func JudgeDropped(policy *guard.Policy, root string, d Dropped) (*guard.Decision, error) {
+	abs := make([]string, 0, len(d.Paths))
+	for _, p := range d.Paths {
+		abs = append(abs, joinGitPath(root, p))
+	}
+	return policy.Check(guard.Request{Ops: []string{guard.OpPush}, Paths: abs, RepoRoot: root})
+}
