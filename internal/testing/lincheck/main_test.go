@@ -1,0 +1,92 @@
+//go:build linux
+
+package lincheck
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/guardlocks/guard/internal/testenv"
+)
+
+// guardBin is the real guard, built once for the scenarios.
+var guardBin string
+
+func TestMain(m *testing.M) {
+	if os.Getenv("LINCHECK_CHILD") != "" {
+		Child()
+	}
+	dir, err := os.MkdirTemp("", "lincheck-bin-")
+	if err != nil {
+		panic(err)
+	}
+	guardBin = filepath.Join(dir, "guard")
+	build := exec.Command("go", "build", "-o", guardBin, "github.com/guardlocks/guard/cmd/guard")
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// long is GUARD_LINCHECK_LONG=1 (bench/lincheck.sh): minutes instead of seconds.
+func long() bool { return os.Getenv("GUARD_LINCHECK_LONG") == "1" }
+
+// scenarioLength is a scenario's client load: short in go test ./..., long by hand.
+func scenarioLength(short, longer time.Duration) time.Duration {
+	if long() {
+		return longer
+	}
+	return short
+}
+
+// seed is GUARD_LINCHECK_SEED or the time (logged, so that a failure can be rerun).
+func seed(t *testing.T) uint64 {
+	if s := os.Getenv("GUARD_LINCHECK_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("GUARD_LINCHECK_SEED=%q: %v", s, err)
+		}
+		return n
+	}
+	n := uint64(time.Now().UnixNano())
+	t.Logf("seed %d (GUARD_LINCHECK_SEED=%d repeats the clients' choices)", n, n)
+	return n
+}
+
+// clientEnv is a client's environment: its own identity on its host, a HOME of the
+// test's own, nothing of the user's.
+func clientEnv(t *testing.T, host func(int) string) func(int) []string {
+	home := t.TempDir()
+	return func(c int) []string {
+		return []string{"PATH=" + testenv.Path(), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+			"GIT_CONFIG_GLOBAL=/dev/null", "NO_COLOR=1",
+			fmt.Sprintf("GUARD_OWNER=c%d", c), "GUARD_HOST=" + host(c)}
+	}
+}
+
+// gitTree makes a repository at dir with the locked folder in it.
+func gitTree(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init %s: %v\n%s", dir, err, out)
+	}
+	files[LockDir+"/x.txt"] = "x\n"
+	for rel, body := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
