@@ -373,8 +373,10 @@ func (c *Client) Run(o RunOptions) int {
 		h.Lost++
 		h.mu.Unlock()
 	}
-	o2 := c.outputOf(r, 0)
-	rs.end.End(o2)
+	// A lock the client held before (guard lock, left to expire) was renewed by
+	// the run and stays held after it.
+	rs.end.in.Keep = strings.Contains(r.Stderr, "was held before run started; left in place")
+	rs.end.End(c.outputOf(r, 0))
 	if r.Code != 0 && r.Code != ExitLost {
 		h.T.Logf("c%d guard run exited %d: %s", c.ID, r.Code, r.Stderr)
 	}

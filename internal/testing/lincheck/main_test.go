@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LINCHECK_CHILD") != "" {
 		Child()
 	}
+	if url := os.Getenv("LINCHECK_STATUS"); url != "" {
+		Status(url)
+	}
 	dir, err := os.MkdirTemp("", "lincheck-bin-")
 	if err != nil {
 		panic(err)

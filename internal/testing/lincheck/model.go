@@ -72,7 +72,10 @@ type Input struct {
 	// Fence is the fence the client acts under (all but Acquire).
 	Fence int64
 	// Via is the command, for the visualisation ("guard lock --wait 2s").
-	Via          string
+	Via string
+	// Keep marks a RunEnd of a guard run that found the lock already held by its
+	// client (it renewed it, and leaves it in place at the end).
+	Keep         bool
 	Call, Return int64
 }
 
@@ -163,6 +166,11 @@ func (m Model) Step(s State, in Input, out Output) []State {
 		return []State{s}
 	case RunEnd:
 		switch {
+		case in.Keep && out.OK:
+			if !holds {
+				return nil // exited 0 though its lock was lost while COMMAND ran
+			}
+			return []State{s}
 		case out.OK && holds:
 			return []State{released}
 		case out.OK:

@@ -133,3 +133,17 @@ func (f *fakeT) Errorf(format string, args ...any) {
 	f.msg += fmt.Sprintf(format, args...)
 }
 func (f *fakeT) Helper() {}
+
+func TestModelKeepsALockARunFoundHeld(t *testing.T) {
+	keep := op(0, RunEnd, 10, 0.4, 0.5, ok(0))
+	in := keep.Input.(Input)
+	in.Keep = true
+	keep.Input = in
+	assert.Equal(t, porcupine.Ok, check(
+		op(0, Acquire, 0, 0, 0.1, ok(10)),   // guard lock
+		op(0, Acquire, 0, 0.2, 0.3, ok(10)), // guard run renewed it
+		keep,
+		op(0, Acquire, 0, 0.6, 0.7, ok(10)), // guard lock renews it again
+		op(1, Acquire, 0, 0.8, 0.9, no),
+	))
+}
