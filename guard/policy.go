@@ -139,7 +139,7 @@ func (p *Policy) Check(req Request) (*Decision, error) {
 	}
 	c := p.newChecking(req)
 	for _, raw := range req.Paths {
-		c.path(p.abs(raw))
+		c.raw(raw)
 	}
 	return c.finish()
 }
@@ -166,6 +166,19 @@ func (c *checking) warn(s string) {
 		c.warned[s] = true
 		c.d.Warnings = append(c.d.Warnings, s)
 	}
+}
+
+// raw judges one path as given: absolute or relative, resolved as the kernel
+// resolves it. A path guard cannot resolve (a loop of symbolic links) is refused: it
+// cannot tell which area it reaches (fail closed).
+func (c *checking) raw(raw string) {
+	abs, err := c.p.abs(raw)
+	if err != nil {
+		c.d.Blocking = append(c.d.Blocking, Block{Path: abs,
+			Reason: fmt.Sprintf("%v; guard cannot tell which folder this path reaches, so it treats it as locked (fail closed)", err)})
+		return
+	}
+	c.path(abs)
 }
 
 // path judges one absolute, clean path.
@@ -199,9 +212,12 @@ func (c *checking) finish() (*Decision, error) {
 // and the locks above it (and in the other working trees of its repository) whose area
 // includes dir. Unreadable directories on the way are returned as errors.
 func (p *Policy) Covering(dir string) ([]*lockcore.Lock, []error) {
-	abs := p.abs(dir)
 	var locks []*lockcore.Lock
 	var errs []error
+	abs, err := p.abs(dir)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	seen := map[string]bool{}
 	for _, h := range p.hits(abs, false) {
 		if h.err != nil {
@@ -222,14 +238,13 @@ func (p *Policy) Covering(dir string) ([]*lockcore.Lock, []error) {
 	return locks, errs
 }
 
-func (p *Policy) abs(raw string) string {
+// abs is raw as the kernel reaches it (KernelPath), absolute and clean; on an error
+// the lexically cleaned path comes with it, for messages.
+func (p *Policy) abs(raw string) (string, error) {
 	if isCleanAbs(raw) {
-		return raw
+		return raw, nil
 	}
-	if !filepath.IsAbs(raw) {
-		raw = filepath.Join(p.env.Dir, raw)
-	}
-	return filepath.Clean(raw)
+	return KernelPath(p.env.Dir, raw)
 }
 
 // isCleanAbs reports whether path is absolute and already what filepath.Clean would
@@ -646,8 +661,9 @@ func (p *Policy) fenceBlock(req Request) (Block, bool) {
 	case req.FenceFile == "":
 		return mk("LOCK_FENCE is set but LOCK_FENCE_FILE is not")
 	}
-	file := p.abs(req.FenceFile)
-	if req.RepoRoot != "" && !within(file, p.abs(req.RepoRoot)) {
+	file, _ := p.abs(req.FenceFile)
+	root, _ := p.abs(req.RepoRoot)
+	if req.RepoRoot != "" && !within(file, root) {
 		return mk(fmt.Sprintf("LOCK_FENCE_FILE %s lies outside the repository being changed (%s)", file, req.RepoRoot))
 	}
 	state, why := lockcore.FenceStatus(file, req.Fence, p.now, p.loc)
@@ -719,10 +735,14 @@ func matchingOps(l *lockcore.Lock, ops []string) []string {
 // realPath resolves the symbolic links in path, as far as it exists (a link to a file
 // included); the part that does not exist yet is kept as written. Directories are
 // resolved once per Policy: a push may name thousands of paths in a few folders.
-// isLink says whether path itself is a symbolic link (the caller has lstat'ed it).
+// isLink says whether path itself is a symbolic link (the caller has lstat'ed it): a
+// dangling one is judged as its target, which a write through it creates.
 func (p *Policy) realPath(path string, isLink bool) string {
 	if isLink {
 		if r, err := filepath.EvalSymlinks(path); err == nil {
+			return r
+		}
+		if r, err := (PathResolver{}).RealPath(path); err == nil {
 			return r
 		}
 	}

@@ -39,7 +39,7 @@ func hasGitEntry(dir string) bool {
 func (p *Policy) CheckStream(req Request, paths <-chan []string) (*Decision, error) {
 	c := p.newChecking(req)
 	for _, raw := range req.Paths {
-		c.path(p.abs(raw))
+		c.raw(raw)
 	}
 	type batch struct {
 		paths []string
@@ -62,7 +62,7 @@ func (p *Policy) CheckStream(req Request, paths <-chan []string) (*Decision, err
 				}
 			}
 			for _, raw := range waiting[0].paths {
-				c.path(p.abs(raw))
+				c.raw(raw)
 			}
 			waiting = waiting[1:]
 		}
@@ -82,7 +82,8 @@ func (p *Policy) CheckStream(req Request, paths <-chan []string) (*Decision, err
 			b := batch{paths: ps}
 			last := ""
 			for _, raw := range ps {
-				dir, _ := splitClean(p.abs(raw))
+				abs, _ := p.abs(raw)
+				dir, _ := splitClean(abs)
 				if dir == last {
 					continue
 				}

@@ -14,7 +14,8 @@ import (
 // that acts there. Commands never read configuration or resolve identity themselves;
 // they ask ResolveSubject for the path they act on.
 type Subject struct {
-	// Path is the path asked about (absolute, cleaned); it need not exist.
+	// Path is the path asked about, absolute and clean, as the kernel resolves it
+	// (KernelPath); it need not exist.
 	Path string
 	// Dir is Path when it is an existing directory, else Path's parent: the directory
 	// whose locks, markers and configuration govern Path.
@@ -34,7 +35,8 @@ type Subject struct {
 }
 
 // ResolveSubject resolves path (absolute, or relative to env.Dir) for a command whose
-// --owner and --host flags are flags (either may be empty). A .guard.toml that cannot
+// --owner and --host flags are flags (either may be empty). A path that cannot be
+// resolved (a loop of symbolic links) is an error naming it. A .guard.toml that cannot
 // be read or parsed is an error naming the file and line: commands exit 2 on it
 // rather than decide with a configuration they did not read (fail closed). The Subject
 // is returned even then (with an empty Config), for the one caller that must record
@@ -77,14 +79,15 @@ func NewResolver(env *Env) *Resolver {
 // Resolve is ResolveSubject, remembering what it read of path's folder.
 func (r *Resolver) Resolve(path string, flags Identity) (*Subject, error) {
 	env := r.env
-	abs := path
-	if abs == "" {
-		abs = env.Dir
+	if path == "" {
+		path = env.Dir
 	}
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(env.Dir, abs)
+	// The path the kernel reaches (a/link/../b is above where link points), not the
+	// lexical one: that is where the command acts.
+	abs, err := KernelPath(env.Dir, path)
+	if err != nil {
+		return &Subject{Path: abs, Dir: filepath.Dir(abs), Config: &Config{}}, err
 	}
-	abs = filepath.Clean(abs)
 	s := &Subject{Path: abs, Dir: abs}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		s.Dir = filepath.Dir(abs)
