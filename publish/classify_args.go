@@ -163,6 +163,38 @@ func (a args) anySet(names ...string) bool {
 	return false
 }
 
+// groupSet reports whether a group of one-letter flags (`-vx`) before any "--" holds
+// letter: short flags combine, so `cargo release -vx` executes as `-v -x` does. A
+// letter in valued takes the rest of the group as its value (`-pxyz` is `-p xyz`), so
+// the group is read up to it; a word a valued flag consumes is skipped.
+func (a args) groupSet(letter byte, valued string) bool {
+	for i := 0; i < len(a.words); i++ {
+		w := a.words[i]
+		if w == "--" {
+			return false
+		}
+		if a.valued[w] {
+			i++
+			continue
+		}
+		if len(w) < 3 || w[0] != '-' || w[1] == '-' {
+			continue
+		}
+		for j := 1; j < len(w); j++ {
+			if w[j] == letter {
+				return true
+			}
+			if strings.IndexByte(valued, w[j]) >= 0 {
+				if j == len(w)-1 {
+					i++ // the value is the next word
+				}
+				break
+			}
+		}
+	}
+	return false
+}
+
 // asksHelp reports whether words ask the tool for its help text, which it prints
 // instead of running the command: a standalone help flag (one of names) before any
 // "--", not taken as the value of the option in front of it (gh release create

@@ -188,3 +188,92 @@ func FuzzLastFlagWins(f *testing.F) {
 		}
 	})
 }
+
+// apiPublications are GitHub API calls that publish, each with the operation.
+var apiPublications = []struct {
+	argv []string
+	op   string
+}{
+	{[]string{"gh", "api", "gists", "-F", "public=true"}, OpVisibilityPublic},
+	{[]string{"gh", "api", "-X", "PATCH", "gists/abc", "-f", "files[a][content]=x"}, OpVisibilityPublic},
+	{[]string{"gh", "api", "-X", "POST", "repos/o/r/pages"}, OpVisibilityPublic},
+	{[]string{"gh", "api", "-X", "PUT", "repos/o/r/pages", "-F", "public=true"}, OpVisibilityPublic},
+	{[]string{"gh", "api", "-X", "POST", "repos/o/r/pages/builds"}, OpVisibilityPublic},
+	{[]string{"gh", "api", "-X", "POST", "user/packages/npm/p/restore"}, OpRegistryUpload},
+	{[]string{"gh", "api", "-X", "PATCH", "repos/o/r/security-advisories/GHSA-1", "-f", "state=published"}, OpVisibilityPublic},
+	{[]string{"gh", "api", "--method", "PATCH", "repos/o/r", "-F", "private=false"}, OpVisibilityPublic},
+	{[]string{"http", "PATCH", "api.github.com/repos/o/r", "private:=false"}, OpVisibilityPublic},
+	{[]string{"xh", "patch", "api.github.com/repos/o/r", "visibility=public"}, OpVisibilityPublic},
+	{[]string{"https", "POST", "api.github.com/gists", "public:=true"}, OpVisibilityPublic},
+	{[]string{"curl", "-X", "POST", "https://api.github.com/gists", "-d", `{"public":true}`}, OpVisibilityPublic},
+}
+
+// FuzzGitHubAPIPublicationsNeverSlipThrough: another field of any name and value
+// added to a publishing GitHub API call (a -f field for gh api and curl's -d, an
+// item for HTTPie and xh) never makes it publish nothing.
+func FuzzGitHubAPIPublicationsNeverSlipThrough(f *testing.F) {
+	f.Add(uint8(0), "description", "x")
+	f.Add(uint8(8), "name", "public")
+	f.Add(uint8(3), "source", "{}")
+	f.Add(uint8(11), "files", "@x")
+	f.Fuzz(func(t *testing.T, which uint8, key, value string) {
+		call := apiPublications[int(which)%len(apiPublications)]
+		key = strings.Map(func(r rune) rune {
+			if 'a' <= r && r <= 'z' || r == '_' {
+				return r
+			}
+			return -1
+		}, strings.ToLower(key))
+		// Fields that decide the verdict themselves are not "another field".
+		for _, decisive := range []string{"private", "public", "visibility", "draft", "state"} {
+			if strings.Contains(key, decisive) {
+				return
+			}
+		}
+		if key == "" || strings.ContainsAny(value, "\n\x00") {
+			return
+		}
+		argv := append([]string{}, call.argv...)
+		switch argv[0] {
+		case "gh":
+			argv = append(argv, "-f", key+"="+value)
+		case "curl":
+			argv = append(argv, "-d", key+"="+value)
+		default:
+			argv = append(argv, key+"="+value)
+		}
+		c, err := Classify(argv, "/w", nil)
+		if err != nil {
+			t.Fatalf("Classify(%q): %v", argv, err)
+		}
+		if c.Op != call.op || c.DryRun || !c.Known {
+			t.Fatalf("Classify(%q) = op %q dry %v known %v (%s); want %s", argv, c.Op, c.DryRun, c.Known, c.Why, call.op)
+		}
+	})
+}
+
+// FuzzCargoReleaseGroupedExecute: a group of short flags holding -x, with no flag that
+// takes a value before it, makes cargo release execute.
+func FuzzCargoReleaseGroupedExecute(f *testing.F) {
+	f.Add("v", "q")
+	f.Add("", "vv")
+	f.Fuzz(func(t *testing.T, before, after string) {
+		keep := func(s string) string {
+			return strings.Map(func(r rune) rune {
+				if 'a' <= r && r <= 'z' && !strings.ContainsRune("pcx", r) || 'A' <= r && r <= 'Y' && r != 'Z' {
+					return r
+				}
+				return -1
+			}, s)
+		}
+		group := "-" + keep(before) + "x" + keep(after)
+		argv := []string{"cargo", "release", group, "patch"}
+		c, err := Classify(argv, "/w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Op != OpPublishRelease || c.DryRun {
+			t.Fatalf("Classify(%q) = op %q dry %v (%s); want an executing release", argv, c.Op, c.DryRun, c.Why)
+		}
+	})
+}

@@ -59,7 +59,7 @@ func classifyGh(rest []string, dir string) Classification {
 	case "api":
 		return ghAPI(rest[slices.Index(rest, "api")+1:], dir)
 	case "gist":
-		if len(pos) > 1 && (pos[1] == "create" || pos[1] == "new") && (a.anySet("--public", "-p") || mentionsPublic(a.words)) {
+		if len(pos) > 1 && (pos[1] == "create" || pos[1] == "new") && (a.anySet("--public", "-p") || a.groupSet('p', "df") || mentionsPublic(a.words)) {
 			c := known(OpVisibilityPublic, "gh gist create --public makes a public gist", dir, "gh", "gist", "create")
 			return withArtifacts(c, dir, pos[2:], false)
 		}

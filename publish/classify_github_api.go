@@ -36,10 +36,20 @@ var (
 	releaseAssetPath  = regexp.MustCompile(`^repos/[^/]+/[^/]+/releases/[^/]+/assets$`)
 	repoEditPath      = regexp.MustCompile(`^repos/[^/]+/[^/]+$`)
 	repoCreatePath    = regexp.MustCompile(`^(user|orgs/[^/]+)/repos$|^repos/[^/]+/[^/]+/generate$`)
-	privateFalse      = regexp.MustCompile(`"?private"?\s*[=:]\s*"?(false|0|no)\b`)
-	privateTrue       = regexp.MustCompile(`"?private"?\s*[=:]\s*"?(true|1|yes)\b`)
-	visibilityKV      = regexp.MustCompile(`visibility"?\s*[=:]\s*"?(\w+)`)
-	draftFalse        = regexp.MustCompile(`"?draft"?\s*[=:]\s*"?(false|0|no)\b`)
+	gistCreatePath    = regexp.MustCompile(`^gists$`)
+	gistEditPath      = regexp.MustCompile(`^gists/[^/]+$`)
+	pagesPath         = regexp.MustCompile(`^repos/[^/]+/[^/]+/pages(/builds|/deployments)?$`)
+	packageRestore    = regexp.MustCompile(`^(user|users/[^/]+|orgs/[^/]+)/packages/[^/]+/[^/]+(/versions/[^/]+)?/restore$`)
+	advisoryEditPath  = regexp.MustCompile(`^repos/[^/]+/[^/]+/security-advisories/[^/]+$`)
+	// A field as gh api (-f private=false), JSON ("private": false) and HTTPie
+	// (private:=false, private=false) write it.
+	privateFalse   = regexp.MustCompile(`"?private"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
+	privateTrue    = regexp.MustCompile(`"?private"?\s*(?::=|[=:])\s*"?(true|1|yes)\b`)
+	publicTrue     = regexp.MustCompile(`"?public"?\s*(?::=|[=:])\s*"?(true|1|yes)\b`)
+	publicFalse    = regexp.MustCompile(`"?public"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
+	visibilityKV   = regexp.MustCompile(`visibility"?\s*(?::=|[=:])\s*"?(\w+)`)
+	draftFalse     = regexp.MustCompile(`"?draft"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
+	statePublished = regexp.MustCompile(`"?state"?\s*(?::=|[=:])\s*"?published\b`)
 )
 
 // normalEndpoint strips the scheme, host and API prefix, the query and the slashes
@@ -56,6 +66,11 @@ func normalEndpoint(e string) string {
 	}
 	if i := strings.IndexAny(e, "?#"); i >= 0 {
 		e = e[:i]
+	}
+	// HTTPie and xh take a URL without its scheme (api.github.com/repos/o/r): a
+	// first segment with a dot or a port is a host.
+	if host, rest, ok := strings.Cut(strings.TrimLeft(e, "/"), "/"); ok && !strings.HasPrefix(e, "/") && strings.ContainsAny(host, ".:") {
+		e = rest
 	}
 	e = strings.Trim(e, "/")
 	e = strings.TrimPrefix(e, "api/v3/")
@@ -244,6 +259,31 @@ func (c apiCall) judge(words []string) (op, why string) {
 		if len(c.unreadable) > 0 {
 			return OpVisibilityPublic, c.method + " " + c.endpoint + " with a body guard cannot read may make it public" + unreadable
 		}
+	case gistCreatePath.MatchString(c.endpoint) && c.method == "POST":
+		// GitHub makes a gist secret unless public is true (gh gist create
+		// without --public likewise publishes nothing).
+		if len(c.unreadable) > 0 {
+			return OpVisibilityPublic, "creating a gist with a body guard cannot read may make a public one" + unreadable
+		}
+		if publicTrue.MatchString(text) {
+			return OpVisibilityPublic, "POST gists with public=true creates a public gist"
+		}
+	case gistEditPath.MatchString(c.endpoint) && (c.method == "PATCH" || c.method == "POST") && c.hasBody:
+		return OpVisibilityPublic, c.method + " " + c.endpoint + " changes a gist's files, which everyone reads when the gist is public (guard cannot tell whether it is)" + unreadable
+	case pagesPath.MatchString(c.endpoint) && (c.method == "POST" || c.method == "PUT"):
+		if len(c.unreadable) == 0 && publicFalse.MatchString(text) && !publicTrue.MatchString(text) {
+			return "", c.method + " " + c.endpoint + " with public=false makes the Pages site private"
+		}
+		return OpVisibilityPublic, c.method + " " + c.endpoint + " publishes the repository's GitHub Pages site" + unreadable
+	case packageRestore.MatchString(c.endpoint) && c.method == "POST":
+		return OpRegistryUpload, "POST " + c.endpoint + " restores a deleted package, publishing it again"
+	case advisoryEditPath.MatchString(c.endpoint) && (c.method == "PATCH" || c.method == "PUT"):
+		if len(c.unreadable) > 0 {
+			return OpVisibilityPublic, c.method + " " + c.endpoint + " with a body guard cannot read may publish the security advisory" + unreadable
+		}
+		if statePublished.MatchString(text) {
+			return OpVisibilityPublic, c.method + " " + c.endpoint + " with state=published publishes the security advisory"
+		}
 	}
 	return "", c.method + " " + c.endpoint + " changes no visibility and publishes no release"
 }
@@ -265,7 +305,11 @@ func httpGitHubCall(prog string, rest []string, dir string) Classification {
 		return Classification{}
 	}
 	call := apiCall{}
-	for i := 0; i < len(rest); i++ {
+	httpie := prog == "http" || prog == "https" || prog == "xh"
+	if httpie {
+		call = parseHTTPie(rest, dir)
+	}
+	for i := 0; i < len(rest) && !httpie; i++ {
 		w := rest[i]
 		name, value, eq := strings.Cut(w, "=")
 		next := func() string {
@@ -304,12 +348,6 @@ func httpGitHubCall(prog string, rest []string, dir string) Classification {
 			}
 		case !strings.HasPrefix(w, "-") && call.endpoint == "" && strings.Contains(strings.ToLower(w), "github"):
 			call.endpoint = normalEndpoint(w)
-		case !strings.HasPrefix(w, "-") && (prog == "http" || prog == "https" || prog == "xh") && (strings.Contains(w, "=") || strings.Contains(w, ":=")):
-			// HTTPie's request items: name=value fields make a JSON body.
-			call.hasBody = true
-			call.bodies = append(call.bodies, w)
-		case (prog == "http" || prog == "https" || prog == "xh") && !strings.HasPrefix(w, "-") && call.method == "" && call.endpoint == "" && strings.ToUpper(w) == w:
-			call.method = w
 		}
 	}
 	if call.method == "" {
@@ -333,4 +371,101 @@ func mentionsGitHubAPI(words []string) bool {
 		}
 	}
 	return false
+}
+
+// httpieValued are the options of HTTPie and xh that take the next word as their value.
+var httpieValued = map[string]bool{
+	"-a": true, "--auth": true, "-A": true, "--auth-type": true, "-o": true, "--output": true,
+	"--session": true, "--session-read-only": true, "--verify": true, "--cert": true, "--cert-key": true,
+	"--cert-key-pass": true, "--proxy": true, "--timeout": true, "--pretty": true, "-s": true, "--style": true,
+	"-p": true, "--print": true, "--format-options": true, "--max-redirects": true, "--default-scheme": true,
+	"--boundary": true, "--raw": true, "--bearer": true, "--ssl": true, "--ciphers": true, "--response-charset": true,
+	"--response-mime": true, "--chunked-size": true, "--unix-socket": true, "-x": false,
+}
+
+// httpMethods are the methods HTTPie and xh take as their first positional word
+// (any case).
+var httpMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+
+// parseHTTPie reads HTTPie's (http, https) and xh's command line: `[METHOD] URL
+// [ITEM...]`, where an item `name=value` or `name:=json` is a body field (the method
+// then defaults to POST), `name=@file` and `name:=@file` take the field from a file,
+// `name==value` is a query parameter and `name:value` a header. --raw is the body
+// itself. A write with no body on the command line sends standard input, unless
+// --ignore-stdin (-I) says not to: that body cannot be read (fail closed).
+func parseHTTPie(rest []string, dir string) apiCall {
+	var call apiCall
+	var pos []string
+	ignoreStdin := false
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		switch {
+		case w == "--":
+			pos = append(pos, rest[i+1:]...)
+			i = len(rest)
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			name, value, eq := strings.Cut(w, "=")
+			if httpieValued[name] && !eq {
+				if i+1 < len(rest) {
+					value = rest[i+1]
+				}
+				i++
+			}
+			switch {
+			case name == "--raw":
+				call.hasBody = true
+				call.bodies = append(call.bodies, value)
+			case name == "--ignore-stdin" || name == "-I":
+				ignoreStdin = true
+			case !strings.HasPrefix(w, "--") && strings.Contains(w[1:], "I"):
+				ignoreStdin = true // a group of short flags (-Iv)
+			}
+		default:
+			pos = append(pos, w)
+		}
+	}
+	if len(pos) > 1 && httpMethods[strings.ToUpper(pos[0])] {
+		call.method = strings.ToUpper(pos[0])
+		pos = pos[1:]
+	}
+	if len(pos) > 0 {
+		call.endpoint = normalEndpoint(pos[0])
+		pos = pos[1:]
+	}
+	for _, item := range pos {
+		i := strings.IndexAny(item, ":=@")
+		if i <= 0 {
+			continue
+		}
+		op := item[i:]
+		switch {
+		case strings.HasPrefix(op, "=="), strings.HasPrefix(op, ":") && !strings.HasPrefix(op, ":="):
+			continue // a query parameter or a header
+		case strings.HasPrefix(op, ":=@"), strings.HasPrefix(op, "=@"):
+			call.hasBody = true
+			sep := op[:strings.IndexByte(op, '@')]
+			if text, ok := readBody(dir, op[len(sep)+1:]); ok {
+				call.bodies = append(call.bodies, item[:i]+sep+text)
+			} else {
+				call.unreadable = append(call.unreadable, item)
+			}
+		case strings.HasPrefix(op, "@"):
+			call.hasBody = true // a form file upload
+			call.unreadable = append(call.unreadable, item)
+		default:
+			call.hasBody = true
+			call.bodies = append(call.bodies, item)
+		}
+	}
+	if call.method == "" {
+		call.method = "GET"
+		if call.hasBody {
+			call.method = "POST"
+		}
+	}
+	if !call.hasBody && !ignoreStdin && call.method != "GET" && call.method != "HEAD" {
+		call.hasBody = true
+		call.unreadable = append(call.unreadable, "standard input (HTTPie sends it as the body)")
+	}
+	return call
 }

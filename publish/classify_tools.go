@@ -408,7 +408,8 @@ func classifyCargo(rest []string, dir string) Classification {
 	case "release":
 		// cargo-release only acts with --execute; without it, it rehearses.
 		c := known(OpPublishRelease, "cargo release --execute tags, pushes and publishes", projectDir, "cargo", "release")
-		if !a.anySet("--execute", "-x") {
+		// -p (--package), -c (--config) and -Z take values.
+		if !a.anySet("--execute", "-x") && !a.groupSet('x', "pcZ") {
 			c.DryRun, c.Why = true, "cargo release without --execute is a dry run"
 		}
 		return c
