@@ -6,11 +6,16 @@ import (
 	"encoding/hex"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 )
 
-// cookieName carries the token after the first visit with ?token=.
-const cookieName = "guard_token"
+// The token is never a cookie. Browsers send a host's cookies to every port of it, so
+// a cookie on 127.0.0.1 would reach any other server on this machine, and with it
+// anyone could act as the person. The page takes the token from the printed URL's
+// fragment (#token=..., which the browser never sends anywhere), keeps it in the
+// tab's sessionStorage and sends it as Authorization: Bearer, the event stream
+// included (read with fetch, not EventSource, which cannot set a header).
 
 // NewToken is a fresh secret: 32 random bytes, hex.
 func NewToken() (string, error) {
@@ -73,38 +78,38 @@ func (s *Server) secure(next http.Handler) http.Handler {
 			writeError(w, http.StatusForbidden, "forbidden host: guard serve answers only to loopback names and addresses on its own port")
 			return
 		}
-		bearer := false
-		authed := false
-		if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
-			if !s.tokenOK(strings.TrimPrefix(a, "Bearer ")) {
-				writeError(w, http.StatusUnauthorized, "wrong token")
+		// The page's own files carry no data: they load without the token, which
+		// the page then sends on every API call. Everything under /api/ needs it.
+		if api := path.Clean("/" + r.URL.Path); api != "/api" && !strings.HasPrefix(api, "/api/") {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				writeError(w, http.StatusMethodNotAllowed, "the page's files are read-only")
 				return
 			}
-			bearer, authed = true, true
-		} else if c, err := r.Cookie(cookieName); err == nil && s.tokenOK(c.Value) {
-			authed = true
-		}
-		page := r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/")
-		if !authed && page && (s.tokenOK(r.URL.Query().Get("token")) || s.codes.redeem(r.URL.Query().Get("code"), s.o.Env.Clock.Now())) {
-			// The first visit: trade the URL's token, or the one-time code --open gave
-			// the browser, for a cookie and drop it from the address bar (and from any
-			// Referer).
-			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+			next.ServeHTTP(w, r)
 			return
 		}
-		if !authed {
-			writeError(w, http.StatusUnauthorized, "token required: open the URL guard serve printed (it carries ?token=), or send Authorization: Bearer <token>")
+		if r.URL.Path == sessionPath {
+			// The one-time code's exchange: no token yet, but a same-origin page.
+			if origin, has := r.Header["Origin"]; !has || !originAllowed(origin[0], r.Host) {
+				writeError(w, http.StatusForbidden, "forbidden origin: only guard serve's own page trades a one-time code")
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		a := r.Header.Get("Authorization")
+		t, isBearer := strings.CutPrefix(a, "Bearer ")
+		if !isBearer || !s.tokenOK(t) {
+			msg := "token required: send Authorization: Bearer <token> (the page takes it from the URL guard serve printed, after #token=)"
+			if isBearer {
+				msg = "wrong token"
+			}
+			writeError(w, http.StatusUnauthorized, msg)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			origin, has := r.Header["Origin"]
-			switch {
-			case has && !originAllowed(origin[0], r.Host):
+			if origin, has := r.Header["Origin"]; has && !originAllowed(origin[0], r.Host) {
 				writeError(w, http.StatusForbidden, "forbidden origin: writes come only from guard serve's own page")
-				return
-			case !has && !bearer:
-				writeError(w, http.StatusForbidden, "a write authenticated by the cookie needs the page's Origin header")
 				return
 			}
 		}

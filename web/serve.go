@@ -103,17 +103,19 @@ func Serve(ctx context.Context, o ServeOptions) error {
 			}
 		}()
 	}
-	url := base + "/?token=" + o.Token
+	// The token travels in the fragment, which the browser keeps to itself: never in
+	// a request, a cookie, a log line or a Referer.
+	url := base + "/#token=" + o.Token
 	fmt.Fprintf(env.Stderr, "guard serve: %s\n(the token is for you only: do not paste it where an agent can read it; Ctrl-C ends)\n", url)
 	if o.Ready != nil {
 		o.Ready(url)
 	}
 	if o.Open {
-		// The browser's command line is visible to every process: it gets a one-time
-		// code, never the token.
-		once, err := s.OneTimeURL(base)
+		// The browser's command line is visible to every process: it gets the path of
+		// a page only this user can read, which holds a one-time code.
+		page, err := s.OpenPage(state, base)
 		if err == nil {
-			err = openBrowser(env, once)
+			err = openBrowser(env, FileURL(page))
 		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "guard serve: warning: could not open a browser: %v\n", err)

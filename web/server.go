@@ -110,6 +110,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/prune", s.postPrune)
 	mux.HandleFunc("POST /api/lockdown", s.postLockdown)
 	mux.HandleFunc("POST /api/lockdown/undo", s.postLockdownUndo)
+	mux.HandleFunc("POST "+sessionPath, s.postSession)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown API endpoint "+r.URL.Path)
 	})

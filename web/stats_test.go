@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -124,7 +126,7 @@ func TestOpenHandsTheBrowserAOneTimeCodeNeverTheToken(t *testing.T) {
 			Ready: func(u string) { urls <- u }})
 	}()
 	printed := <-urls
-	assert.Contains(t, printed, "?token="+token, "the terminal gets the token")
+	assert.Contains(t, printed, "/#token="+token, "the terminal gets the token, in the fragment")
 	var cmdline string
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -137,17 +139,43 @@ func TestOpenHandsTheBrowserAOneTimeCodeNeverTheToken(t *testing.T) {
 	require.NotEmpty(t, cmdline, "xdg-open was run")
 	assert.NotContains(t, cmdline, token, "the browser's command line never holds the token")
 	assert.NotContains(t, cmdline, "token=")
-	assert.Regexp(t, `xdg-open http://127\.0\.0\.1:\d+/\?code=[0-9a-f]{32} $`, cmdline)
+	assert.NotContains(t, cmdline, "code=", "nor the one-time code")
+	m := regexp.MustCompile(`xdg-open file://(/\S+/open-\d+\.html) $`).FindStringSubmatch(cmdline)
+	require.NotNil(t, m, cmdline)
+	page := m[1]
+	st, err := os.Stat(page)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "only its user reads the page that holds the code")
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	base := strings.TrimSuffix(printed[:strings.Index(printed, "/#")], "/")
+	cm := regexp.MustCompile(`url=` + regexp.QuoteMeta(base) + `/#code=([0-9a-f]{32})"`).FindStringSubmatch(string(html))
+	require.NotNil(t, cm, "the page sends the browser on with the code in the fragment: %s", html)
 
-	// The code trades once for the token's cookie.
-	u := strings.TrimSpace(cmdline[strings.Index(cmdline, "http://"):])
-	code, hdr := get(t, u)
-	require.Equal(t, 303, code)
-	require.Len(t, hdr.Values("Set-Cookie"), 1)
-	assert.Contains(t, hdr.Get("Set-Cookie"), cookieName+"="+token)
-	assert.Contains(t, hdr.Get("Set-Cookie"), "HttpOnly")
-	code, _ = get(t, u)
+	// The page trades the code once for the token; then the file is gone.
+	post := func() (int, string) {
+		req, _ := http.NewRequest("POST", base+"/api/session", strings.NewReader(`{"code": "`+cm[1]+`"}`))
+		req.Header.Set("Origin", base)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		assert.Empty(t, res.Header.Values("Set-Cookie"))
+		return res.StatusCode, string(b)
+	}
+	code, body := post()
+	require.Equal(t, 200, code, body)
+	assert.JSONEq(t, `{"token": "`+token+`"}`, body)
+	code, _ = post()
 	assert.Equal(t, 401, code, "a code is good once")
+	deadline = time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(page); os.IsNotExist(err) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.NoFileExists(t, page, "the page with the code is removed once the code is used")
 	cancel()
 	require.NoError(t, <-done)
 }

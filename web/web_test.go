@@ -62,8 +62,8 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-// do sends a request with the Bearer token (auth "bearer"), the cookie ("cookie"), or
-// nothing (""); hdr adds headers.
+// do sends a request with the Bearer token (auth "bearer"), the cookie guard serve
+// set before the token left cookies ("old-cookie"), or nothing (""); hdr adds headers.
 func (f *fixture) do(method, path, body, auth string, hdr ...string) (int, http.Header, string) {
 	f.t.Helper()
 	req, err := http.NewRequest(method, f.srv.URL+path, strings.NewReader(body))
@@ -71,8 +71,8 @@ func (f *fixture) do(method, path, body, auth string, hdr ...string) (int, http.
 	switch auth {
 	case "bearer":
 		req.Header.Set("Authorization", "Bearer "+token)
-	case "cookie":
-		req.AddCookie(&http.Cookie{Name: cookieName, Value: token})
+	case "old-cookie":
+		req.AddCookie(&http.Cookie{Name: "guard_token", Value: token})
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i] == "Host" {
@@ -96,40 +96,59 @@ func (f *fixture) writeLock(dir, owner string) string {
 	return s.Path()
 }
 
-func TestTokenIsRequiredEverywhere(t *testing.T) {
+func TestTokenIsRequiredForEveryAPICall(t *testing.T) {
 	f := newFixture(t)
-	for _, p := range []string{"/", "/app.js", "/api/locks", "/api/rooms", "/api/history", "/api/stats", "/api/events"} {
+	for _, p := range []string{"/api/locks", "/api/rooms", "/api/history", "/api/stats", "/api/events", "/api/locks/x", "/api/nope", "/api"} {
 		code, _, body := f.do("GET", p, "", "")
 		assert.Equal(t, 401, code, p)
 		assert.Contains(t, body, "token required", p)
+		assert.Contains(t, body, "Authorization: Bearer", p)
 	}
-	code, _, _ := f.do("GET", "/api/locks", "", "", "Authorization", "Bearer wrong")
+	code, _, body := f.do("GET", "/api/locks", "", "", "Authorization", "Bearer wrong")
 	assert.Equal(t, 401, code)
-	code, _, _ = f.do("GET", "/api/locks", "", "", "Cookie", cookieName+"=wrong")
-	assert.Equal(t, 401, code)
-	// A token in an API URL is not accepted: only the page trades it for a cookie.
+	assert.Contains(t, body, "wrong token")
+	// A token in an API URL is not accepted.
 	code, _, _ = f.do("GET", "/api/locks?token="+token, "", "")
 	assert.Equal(t, 401, code)
+	code, _, _ = f.do("GET", "/api/locks", "", "bearer")
+	assert.Equal(t, 200, code)
 }
 
-func TestFirstVisitTradesTheTokenForAStrictCookie(t *testing.T) {
+func TestThePagesFilesLoadWithoutTheTokenAndCarryNoData(t *testing.T) {
 	f := newFixture(t)
-	code, h, _ := f.do("GET", "/?token="+token, "", "")
-	require.Equal(t, http.StatusSeeOther, code)
-	assert.Equal(t, "/", h.Get("Location"))
-	c := h.Get("Set-Cookie")
-	assert.Contains(t, c, cookieName+"="+token)
-	assert.Contains(t, c, "HttpOnly")
-	assert.Contains(t, c, "SameSite=Strict")
-	code, h, body := f.do("GET", "/", "", "cookie")
+	p := f.writeLock(filepath.Join(f.root, "proj"), "bob")
+	code, h, body := f.do("GET", "/", "", "")
 	assert.Equal(t, 200, code)
 	assert.Contains(t, body, `<script src="/app.js" defer></script>`)
 	assert.NotContains(t, body, "<script>", "no inline script")
+	assert.NotContains(t, body, p, "the page's files carry no data")
+	assert.NotContains(t, body, "bob")
 	assert.Contains(t, h.Get("Content-Type"), "text/html")
-	code, h, _ = f.do("GET", "/app.js", "", "cookie")
+	code, h, _ = f.do("GET", "/app.js", "", "")
 	assert.Equal(t, 200, code)
 	assert.Contains(t, h.Get("Content-Type"), "javascript")
-	code, _, _ = f.do("GET", "/?token=wrong", "", "")
+	code, _, _ = f.do("POST", "/", "", "")
+	assert.Equal(t, 405, code)
+}
+
+// The token is never a cookie: browsers send a host's cookies to every port, so a
+// cookie on 127.0.0.1 would reach any other local server.
+func TestTheTokenIsNeverACookie(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"/", "/?token=" + token, "/?code=x", "/app.js", "/api/locks"} {
+		for _, auth := range []string{"", "bearer"} {
+			_, h, _ := f.do("GET", p, "", auth)
+			assert.Empty(t, h.Values("Set-Cookie"), "%s (%q) sets no cookie", p, auth)
+		}
+	}
+	// A request that carries only the cookie of an older guard serve is refused,
+	// reads and writes alike.
+	same := "http://" + f.host
+	code, _, body := f.do("GET", "/api/locks", "", "old-cookie")
+	assert.Equal(t, 401, code, body)
+	code, _, _ = f.do("DELETE", "/api/locks/x", "", "old-cookie", "Origin", same)
+	assert.Equal(t, 401, code)
+	code, _, _ = f.do("POST", "/api/prune", `{"dry_run": true}`, "old-cookie", "Origin", same)
 	assert.Equal(t, 401, code)
 }
 
@@ -177,12 +196,6 @@ func TestOriginGateOnWrites(t *testing.T) {
 		auth, origin string
 		code         int
 	}{
-		{"cookie", same, 200},
-		{"cookie", "", 403}, // the cookie alone never writes
-		{"cookie", "http://evil.test", 403},
-		{"cookie", "null", 403},
-		{"cookie", "http://127.0.0.1:1", 403}, // another port is another origin
-		{"cookie", "https://" + f.host, 403},
 		{"bearer", "", 200}, // a script with the token needs no Origin
 		{"bearer", same, 200},
 		{"bearer", "http://evil.test", 403},
@@ -196,9 +209,18 @@ func TestOriginGateOnWrites(t *testing.T) {
 		code, _, out := f.do("POST", "/api/prune", body, c.auth, hdr...)
 		assert.Equal(t, c.code, code, "%s %q: %s", c.auth, c.origin, out)
 	}
-	// Reads by the cookie need no Origin.
-	code, _, _ := f.do("GET", "/api/locks", "", "cookie")
-	assert.Equal(t, 200, code)
+	// The one-time code's exchange needs no token but the page's own Origin.
+	for _, origin := range []string{"", "http://evil.test", "null", "http://127.0.0.1:1"} {
+		var hdr []string
+		if origin != "" {
+			hdr = []string{"Origin", origin}
+		}
+		code, _, out := f.do("POST", "/api/session", `{"code": "x"}`, "", hdr...)
+		assert.Equal(t, 403, code, "%q: %s", origin, out)
+	}
+	code, _, out := f.do("POST", "/api/session", `{"code": "x"}`, "", "Origin", same)
+	assert.Equal(t, 401, code, out)
+	assert.Contains(t, out, "one-time code is wrong, used or expired")
 }
 
 func TestLocksRoomsAndDetail(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -22,11 +24,46 @@ import (
 const chromium = "/usr/bin/chromium"
 
 // startServe runs the built guard serve on a free loopback port over root and returns
-// the URL it printed (with its token).
-func startServe(t *testing.T, root string) string {
+// the URL it printed (its token in the fragment) and the token.
+func startServe(t *testing.T, root string) (string, string) {
 	t.Helper()
 	base, token := serveWith(t, root, []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GUARD_OWNER=alice", "GUARD_HOST=hosta"})
-	return base + "/?token=" + token
+	return base + "/#token=" + token, token
+}
+
+// newBrowser starts Debian's chromium headless and returns its context (no timeout:
+// the first action starts the browser) or skips the test without it.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("%s is not installed (.ci/setup-chromium installs it: apt-get install -y chromium): the page is not tested in a browser", chromium)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 1000),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelA)
+	bctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	return bctx
+}
+
+// requireNoCookies asserts that the browser holds no cookie at all (Storage.getCookies:
+// every cookie of the browser, HttpOnly ones included), and that the page sees none.
+func requireNoCookies(t *testing.T, ctx context.Context) {
+	t.Helper()
+	all, err := chromedp.CallBrowser(ctx, storage.GetCookies, storage.GetCookiesParams{})
+	require.NoError(t, err)
+	require.Empty(t, all.Cookies, "no cookie on 127.0.0.1 or anywhere: another local port would receive it")
+	here, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{"http://127.0.0.1/", "http://localhost/"}})
+	require.NoError(t, err)
+	require.Empty(t, here.Cookies)
+	cookie, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.cookie`))
+	require.NoError(t, err)
+	require.Equal(t, "", cookie)
 }
 
 func writeLockFile(t *testing.T, dir, owner string) string {
@@ -54,24 +91,12 @@ func waitFile(t *testing.T, p string, exists bool) {
 // the page lists the locks on disk, shows one made on disk within 2 s without a reload,
 // and claims and releases through its buttons, which change the files on disk.
 func TestServePageInARealBrowser(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skipf("%s is not installed (.ci/setup-chromium installs it: apt-get install -y chromium): the page is not tested in a browser", chromium)
-	}
+	bctx := newBrowser(t)
 	root := t.TempDir()
 	bobs := writeLockFile(t, filepath.Join(root, "a"), "bob")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "c"), 0o755))
-	url := startServe(t, root)
+	url, token := startServe(t, root)
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 1000),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
 	// The first Run starts the browser and must not carry a timeout (it would end the
 	// browser); the steps after it do.
 	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(url)))
@@ -83,6 +108,12 @@ func TestServePageInARealBrowser(t *testing.T) {
 	location, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	require.False(t, strings.Contains(location, "token="), "the token stayed in the address bar: %s", location)
+	// The token lives in the tab, never in a cookie.
+	requireNoCookies(t, ctx)
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`sessionStorage.getItem("guard-serve-token")`))
+	require.NoError(t, err)
+	require.Equal(t, token, kept)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#live.on`))), "the event stream (fetch, Bearer) is live")
 	// The page asks before it releases; a person would click OK.
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.confirm = () => true, true)`))
 	require.NoError(t, err)
@@ -114,6 +145,21 @@ func TestServePageInARealBrowser(t *testing.T) {
 	waitFile(t, claimed, false)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(row(claimed))))
 	require.FileExists(t, bobs)
+
+	// A reload keeps the person signed in, and the page live: a lock made on disk
+	// after the reload shows within 2 s.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(row(bobs))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#live.on`))))
+	after := writeLockFile(t, filepath.Join(root, "d"), "dave")
+	wctx, wcancel = context.WithTimeout(ctx, 2*time.Second)
+	err = chromedp.Do(wctx, chromedp.WaitVisible(row(after)))
+	wcancel()
+	require.NoError(t, err, "after a reload, the lock made on disk did not show within 2 s")
+	msg, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(`#message`)))
+	require.NoError(t, err)
+	require.NotContains(t, msg, "Not signed in")
+	requireNoCookies(t, ctx)
 
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
 	require.NoError(t, err)
@@ -157,4 +203,43 @@ func TestServeRefusesANonLoopbackAddressAndASecondInstance(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), first)
 	require.NotContains(t, string(b), "token")
+}
+
+// TestServeOpenSignsTheBrowserInWithoutACommandLineSecret: guard serve --open starts the
+// browser (here a stand-in xdg-open that records its command line) on a file only its
+// user can read; chromium, sent there, arrives signed in, with no cookie, and the file
+// is gone once its one-time code is used.
+func TestServeOpenSignsTheBrowserInWithoutACommandLineSecret(t *testing.T) {
+	bctx := newBrowser(t)
+	root := t.TempDir()
+	bobs := writeLockFile(t, filepath.Join(root, "a"), "bob")
+	bin := t.TempDir()
+	argv := filepath.Join(t.TempDir(), "argv")
+	script := "#!/bin/sh\nprintf '%s' \"$*\" > " + argv + ".tmp && mv " + argv + ".tmp " + argv + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755))
+	_, token := serveWith(t, root, []string{"PATH=" + bin + ":" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GUARD_OWNER=alice", "GUARD_HOST=hosta"}, "--open")
+	var opened string
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && opened == "" {
+		b, _ := os.ReadFile(argv)
+		opened = string(b)
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Regexp(t, `^file:///\S+/open-\d+\.html$`, opened)
+	require.NotContains(t, opened, token)
+	require.NotContains(t, opened, "code")
+
+	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(opened)))
+	ctx, cancelT := context.WithTimeout(bctx, 60*time.Second)
+	defer cancelT()
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#locks tr[data-path=%q]`, bobs)))))
+	location, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(location, "http://127.0.0.1:"), location)
+	require.NotContains(t, location, "code=")
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`sessionStorage.getItem("guard-serve-token")`))
+	require.NoError(t, err)
+	require.Equal(t, token, kept)
+	requireNoCookies(t, ctx)
+	waitFile(t, strings.TrimPrefix(opened, "file://"), false)
 }

@@ -23,9 +23,9 @@ import (
 
 // serveWith runs the built guard serve over root with the environment env and returns
 // its URL's base and token.
-func serveWith(t *testing.T, root string, env []string) (string, string) {
+func serveWith(t *testing.T, root string, env []string, flags ...string) (string, string) {
 	t.Helper()
-	cmd := exec.Command(guardBin, "serve", "--addr", "127.0.0.1:0", root)
+	cmd := exec.Command(guardBin, append(append([]string{"serve", "--addr", "127.0.0.1:0"}, flags...), root)...)
 	cmd.Dir, cmd.Env = root, env
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -43,7 +43,7 @@ func serveWith(t *testing.T, root string, env []string) (string, string) {
 	})
 	go func() {
 		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`)
+		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/#token=[0-9a-f]+`)
 		for sc.Scan() {
 			mu.Lock()
 			said = append(said, sc.Text())
@@ -57,7 +57,7 @@ func serveWith(t *testing.T, root string, env []string) (string, string) {
 	case u := <-urls:
 		p, err := url.Parse(u)
 		require.NoError(t, err)
-		return "http://" + p.Host, p.Query().Get("token")
+		return "http://" + p.Host, strings.TrimPrefix(p.Fragment, "token=")
 	case <-time.After(20 * time.Second):
 		t.Fatal("guard serve printed no URL within 20 s")
 	}

@@ -12,8 +12,34 @@ function el(tag, text, cls) {
   return e;
 }
 
+// The token: taken from the URL's fragment (#token=..., which the browser never
+// sends to any server), kept in this tab's sessionStorage (so a reload keeps the
+// person signed in, and no other tab, site or port sees it) and sent as a header.
+// Never a cookie: a cookie on 127.0.0.1 would go to every server on this machine.
+const TOKEN_KEY = "guard-serve-token";
+let token = "";
+
+async function signIn() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const fromURL = frag.get("token");
+  const code = frag.get("code");
+  if (fromURL || code) history.replaceState(null, "", location.pathname + location.search);
+  if (fromURL) {
+    sessionStorage.setItem(TOKEN_KEY, fromURL);
+  } else if (code) {
+    // guard serve --open: a one-time code, traded once for the token.
+    const r = await fetch("/api/session", { method: "POST", credentials: "omit", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code }) });
+    const data = await r.json().catch(() => ({}));
+    if (r.ok && data.token) sessionStorage.setItem(TOKEN_KEY, data.token);
+    else say("Could not sign in: " + (data.error || r.status), true);
+  }
+  token = sessionStorage.getItem(TOKEN_KEY) || "";
+  if (!token) say("Not signed in: open the URL guard serve printed in its terminal (it ends in #token=...).", true);
+  return token !== "";
+}
+
 async function api(method, path, body) {
-  const opts = { method, credentials: "same-origin", headers: {} };
+  const opts = { method, credentials: "omit", headers: { Authorization: "Bearer " + token } };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -212,17 +238,50 @@ async function commit() {
 
 function list(label, xs) { return label + ":\n" + ((xs && xs.length) ? xs.map((x) => "  " + (x.root || x.path || x) + (x.reason ? " (" + x.reason + ")" : "")).join("\n") : "  (none)"); }
 
+// connect follows /api/events. EventSource cannot send a header, so the stream is
+// read with fetch and a ReadableStream reader, and parsed as Server-Sent Events here;
+// a dropped stream is opened again after a pause.
 function connect() {
-  const es = new EventSource("/api/events");
-  es.onopen = () => { $("live").textContent = "live"; $("live").className = "badge on"; };
-  es.onerror = () => { $("live").textContent = "reconnecting…"; $("live").className = "badge off"; };
-  es.addEventListener("lock", (m) => {
-    const ev = JSON.parse(m.data);
+  const live = (on, text) => { $("live").textContent = text; $("live").className = "badge " + (on ? "on" : "off"); };
+  const handle = (block) => {
+    let name = "message", data = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":")) continue;
+      const i = line.indexOf(":");
+      const field = i < 0 ? line : line.slice(0, i);
+      const value = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
+      if (field === "event") name = value;
+      else if (field === "data") data.push(value);
+    }
+    if (name !== "lock" || !data.length) return;
+    const ev = JSON.parse(data.join("\n"));
     const ol = $("timeline");
     ol.prepend(el("li", eventLine(ev)));
     while (ol.children.length > 200) ol.lastChild.remove();
     refreshSoon();
-  });
+  };
+  const run = async () => {
+    try {
+      const r = await fetch("/api/events", { credentials: "omit", headers: { Authorization: "Bearer " + token, Accept: "text/event-stream" } });
+      if (!r.ok || !r.body) throw new Error(String(r.status));
+      live(true, "live");
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += value.replace(/\r\n?/g, "\n");
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          handle(buf.slice(0, i));
+          buf = buf.slice(i + 2);
+        }
+      }
+    } catch (e) { /* reconnect below */ }
+    live(false, "reconnecting…");
+    setTimeout(run, 2000);
+  };
+  run();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -240,7 +299,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("undo-preview").addEventListener("click", () => preview("Undo the lockdown", "/api/lockdown/undo", { commit: false }, { commit: true },
     (r) => JSON.stringify(r, null, 2)));
   setInterval(tick, 1000);
-  refresh();
-  loadTimeline();
-  connect();
+  signIn().then((ok) => {
+    if (!ok) return;
+    refresh();
+    loadTimeline();
+    connect();
+  });
 });
