@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -90,7 +91,22 @@ type analyzer struct {
 	tmp string
 	// names are the folders globs were matched in, listed once per analysis.
 	names map[string]listedNames
+	// unset are the variables assigned a value guard does not know: unlike a variable
+	// never assigned, they do not fall back to the environment's (HOME, CDPATH).
+	unset map[string]bool
+	// cdpath is the environment's CDPATH.
+	cdpath string
+	// links are the symbolic links the command makes before it uses them (ln -s),
+	// by the path of the link: not on disk yet while guard judges, so the resolver
+	// follows them wherever they stand. unknownLink marks a target only known when
+	// the command runs.
+	links map[string]string
+	// physical is set -P: cd resolves its operand as the kernel does.
+	physical bool
 }
+
+// unknownLink is the target of a link whose target guard does not know.
+const unknownLink = "\x00unknown"
 
 type listedNames struct {
 	names []string
@@ -114,16 +130,20 @@ func (a *analyzer) listNames(dir string) ([]string, error) {
 // what it could not read. home expands ~ (empty: ~ is not expanded). classify may be
 // nil.
 func AnalyzeBash(command, cwd, home string, classify ClassifyFunc) *BashAnalysis {
-	return analyzeBash(command, cwd, home, "", classify)
+	return analyzeBash(command, cwd, shellEnv{home: home}, classify)
 }
 
-// analyzeBash is AnalyzeBash with the temporary folder mktemp uses (TMPDIR; ""
-// means /tmp).
-func analyzeBash(command, cwd, home, tmp string, classify ClassifyFunc) *BashAnalysis {
+// shellEnv is what of the environment the reading of a command needs: HOME (~ and a
+// bare cd), TMPDIR (mktemp; "" means /tmp) and CDPATH (where cd looks first).
+type shellEnv struct{ home, tmp, cdpath string }
+
+// analyzeBash is AnalyzeBash with the rest of the environment.
+func analyzeBash(command, cwd string, env shellEnv, classify ClassifyFunc) *BashAnalysis {
+	tmp := env.tmp
 	if tmp == "" {
 		tmp = "/tmp"
 	}
-	a := &analyzer{home: home, classify: classify, out: &BashAnalysis{}, vars: map[string]string{}, seen: map[string]bool{}, tmp: tmp}
+	a := &analyzer{home: env.home, cdpath: env.cdpath, classify: classify, out: &BashAnalysis{}, vars: map[string]string{}, seen: map[string]bool{}, tmp: tmp}
 	a.script(command, cwd, 0)
 	return a.out
 }
@@ -315,7 +335,7 @@ func (a *analyzer) forClause(c *syntax.ForClause, cwd string, depth int) string 
 		}
 	}
 	if !literal {
-		delete(a.vars, name)
+		a.forget(name)
 		return a.branch(c.Do, cwd, depth)
 	}
 	after := cwd
@@ -337,7 +357,7 @@ func (a *analyzer) declare(c *syntax.DeclClause, cwd string, depth int) {
 		if as.Name != nil && as.Value != nil {
 			a.assign(as.Name.Value, as, cwd, depth)
 		} else if as.Name != nil && !as.Naked {
-			delete(a.vars, as.Name.Value)
+			a.forget(as.Name.Value)
 		}
 	}
 }
@@ -345,15 +365,54 @@ func (a *analyzer) declare(c *syntax.DeclClause, cwd string, depth int) {
 // assign records NAME=value: a literal value is known from now on.
 func (a *analyzer) assign(name string, as *syntax.Assign, cwd string, depth int) {
 	if as.Append || as.Array != nil || as.Index != nil || as.Value == nil {
-		delete(a.vars, name)
+		a.forget(name)
 		return
 	}
 	ws := a.words([]*syntax.Word{as.Value}, cwd, depth)
-	if len(ws) == 1 && !ws[0].Dynamic && !ws[0].Glob && !ws[0].Tilde {
-		a.vars[name] = ws[0].Text
+	if len(ws) == 1 && !ws[0].Dynamic && !ws[0].Glob {
+		v := ws[0].Text
+		if ws[0].Tilde {
+			// NAME=~/x: bash expands the tilde in an assignment's value.
+			home, ok := a.env("HOME")
+			if !ok || !(v == "~" || strings.HasPrefix(v, "~/")) {
+				a.forget(name)
+				return
+			}
+			v = home + v[1:]
+		}
+		a.vars[name] = v
+		delete(a.unset, name)
 		return
 	}
+	a.forget(name)
+}
+
+// forget makes a variable's value unknown.
+func (a *analyzer) forget(name string) {
 	delete(a.vars, name)
+	if a.unset == nil {
+		a.unset = map[string]bool{}
+	}
+	a.unset[name] = true
+}
+
+// env is the value of a variable the environment may give (HOME, CDPATH): the one
+// assigned earlier in the command, else the environment's; ok is false when it was
+// assigned something only known when the command runs.
+func (a *analyzer) env(name string) (string, bool) {
+	if v, ok := a.vars[name]; ok {
+		return v, true
+	}
+	if a.unset[name] {
+		return "", false
+	}
+	switch name {
+	case "HOME":
+		return a.home, a.home != ""
+	case "CDPATH":
+		return a.cdpath, true
+	}
+	return "", false
 }
 
 // param is the value of a parameter expansion when guard knows it: a variable set
@@ -367,8 +426,10 @@ func (a *analyzer) param(p *syntax.ParamExp, cwd string) (string, bool) {
 		return v, true
 	}
 	switch {
-	case name == "HOME" && a.home != "":
-		return a.home, true
+	case name == "HOME":
+		if v, ok := a.env("HOME"); ok && v != "" {
+			return v, true
+		}
 	case name == "PWD" && cwd != "":
 		return cwd, true
 	}
@@ -544,6 +605,20 @@ func (a *analyzer) callIn(s *syntax.Stmt, c *syntax.CallExpr, cwd string, depth 
 	cmd := &command{a: a, stmt: s, cwd: cwd, depth: depth, piped: piped}
 	for _, as := range c.Assigns {
 		cmd.prefix += printNode(as) + " "
+		if as.Name != nil {
+			// NAME=value cmd: the value holds for that command alone (cd reads HOME and
+			// CDPATH from it).
+			if cmd.assigns == nil {
+				cmd.assigns = map[string]*string{}
+			}
+			var val *string
+			if as.Value != nil && !as.Append && as.Array == nil && as.Index == nil {
+				if ws := a.words([]*syntax.Word{as.Value}, cwd, depth); len(ws) == 1 && !ws[0].Dynamic && !ws[0].Glob && !ws[0].Tilde {
+					val = &ws[0].Text
+				}
+			}
+			cmd.assigns[as.Name.Value] = val
+		}
 	}
 	return cmd.run(words)
 }
@@ -559,8 +634,22 @@ type command struct {
 	text, full string
 	// moreArgs is set when xargs adds arguments only known when it runs.
 	moreArgs bool
-	// prefix are the assignments before the command, as written.
-	prefix string
+	// prefix are the assignments before the command, as written; assigns their
+	// values (nil: only known when it runs).
+	prefix  string
+	assigns map[string]*string
+}
+
+// env is a variable's value for this command: its own prefix assignment, else the
+// shell's (analyzer.env).
+func (c *command) env(name string) (string, bool) {
+	if v, ok := c.assigns[name]; ok {
+		if v == nil {
+			return "", false
+		}
+		return *v, true
+	}
+	return c.a.env(name)
 }
 
 // run sees through the command's wrappers and reads what the real command does; it
@@ -649,7 +738,10 @@ func (c *command) run(words []shellWord) string {
 		}
 	}
 	if name == "cd" || name == "pushd" {
-		return c.cd(real[1:])
+		return c.cd(name, real[1:])
+	}
+	if name == "set" {
+		a.setOptions(real[1:])
 	}
 	if name == "popd" {
 		return ""
@@ -658,20 +750,171 @@ func (c *command) run(words []shellWord) string {
 	return after
 }
 
-// cd returns the directory cd moves to ("" when it cannot be located).
-func (c *command) cd(args []shellWord) string {
+// cd returns the directory cd (or pushd) moves to ("" when it cannot be located), as
+// bash finds it: a bare cd goes to $HOME (the one the command itself may set: HOME=d
+// cd); a relative name that does not start with . or .. is looked for in each folder
+// of $CDPATH before the current one; cd -L (the default) removes "name/.." as
+// written, cd -P (or after set -P) where the kernel resolves it.
+func (c *command) cd(name string, args []shellWord) string {
+	a := c.a
+	physical := a.physical
+	for _, w := range args {
+		t := w.Text
+		if t == "--" || !strings.HasPrefix(t, "-") || t == "-" || name != "cd" {
+			break
+		}
+		for _, l := range t[1:] {
+			switch l {
+			case 'P':
+				physical = true
+			case 'L':
+				physical = false
+			}
+		}
+	}
 	ops := operands(args, "")
-	switch {
-	case len(ops) == 0:
-		return c.a.home
-	case ops[0].Text == "-":
+	if len(ops) == 0 {
+		if home, ok := c.env("HOME"); ok && home != "" {
+			return c.cdTo(shellWord{Text: home, GlobAt: -1}, c.cwd, physical)
+		}
 		return ""
 	}
-	return c.a.chdir(ops[0], c.cwd)
+	w := ops[0]
+	switch {
+	case w.Text == "-":
+		return ""
+	case w.Dynamic || w.Glob:
+		return ""
+	}
+	t := w.Text
+	if !w.Tilde && !filepath.IsAbs(t) && t != "." && t != ".." && !strings.HasPrefix(t, "./") && !strings.HasPrefix(t, "../") {
+		cdpath, ok := c.env("CDPATH")
+		if !ok {
+			return "" // CDPATH only known when it runs: so is where cd goes
+		}
+		if cdpath != "" {
+			for _, entry := range strings.Split(cdpath, ":") {
+				if entry == "" {
+					entry = "."
+				}
+				base := c.cdTo(shellWord{Text: entry, GlobAt: -1}, c.cwd, physical)
+				if base == "" {
+					return ""
+				}
+				if dir := c.cdTo(w, base, physical); dir != "" && a.isDir(dir) {
+					return dir
+				}
+			}
+		}
+	}
+	return c.cdTo(w, c.cwd, physical)
 }
 
-// chdir is the directory a word names for cd, env -C or sudo -D, or "" when it cannot
-// be located (relative targets after it are then noted, not guessed).
+// cdTo is the folder cd reaches from cwd by word w: as the kernel resolves it when
+// physical, else with "name/.." removed as written (bash's cd -L), then the links
+// the command made followed.
+func (c *command) cdTo(w shellWord, cwd string, physical bool) string {
+	a := c.a
+	if physical {
+		return a.chdir(w, cwd)
+	}
+	t := w.Text
+	if w.Tilde {
+		p, ok := a.resolve(w, cwd)
+		if !ok {
+			return ""
+		}
+		t = p
+	}
+	if !filepath.IsAbs(t) {
+		if cwd == "" {
+			return ""
+		}
+		t = cwd + "/" + t
+	}
+	return filepath.Clean(t)
+}
+
+// isDir reports whether p is a folder, on disk or as a link the command made to one.
+func (a *analyzer) isDir(p string) bool {
+	if real, ok := a.resolvePath(p, ""); ok {
+		p = real
+	}
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// setOptions reads set's options that change how paths resolve: -P (-o physical)
+// makes cd physical.
+func (a *analyzer) setOptions(args []shellWord) {
+	for i, w := range args {
+		t := w.Text
+		switch {
+		case (t == "-o" || t == "+o") && i+1 < len(args) && args[i+1].Text == "physical":
+			a.physical = t == "-o"
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+') && t[1] != '-' && strings.ContainsRune(t[1:], 'P'):
+			a.physical = t[0] == '-'
+		}
+	}
+}
+
+// addLinks records the symbolic links ln -s makes (ln's arguments), for the paths
+// of the commands after it: ln -s locked x && echo > x/f writes into locked.
+func (c *command) addLinks(args []shellWord) {
+	a := c.a
+	if !hasShort(args, 's') && !hasFlag(args, "--symbolic") {
+		return
+	}
+	ops, dir := operandsWithTarget(args, optionArgs["ln"])
+	noDeref := hasShort(args, 'T') || hasShort(args, 'n') || hasFlag(args, "--no-target-directory", "--no-dereference")
+	var srcs []shellWord
+	var at func(src shellWord) (shellWord, bool)
+	inDir := func(d shellWord) func(shellWord) (shellWord, bool) {
+		return func(src shellWord) (shellWord, bool) {
+			base := filepath.Base(strings.TrimRight(src.Text, "/"))
+			return shellWord{Text: d.Text + "/" + base, Dynamic: d.Dynamic || src.Dynamic, Tilde: d.Tilde, GlobAt: -1}, !d.Glob
+		}
+	}
+	switch {
+	case dir != nil:
+		srcs, at = ops, inDir(*dir)
+	case len(ops) == 1:
+		srcs, at = ops, inDir(shellWord{Text: ".", GlobAt: -1})
+	case len(ops) == 2 && (noDeref || !c.isDirWord(ops[1])):
+		last := ops[1]
+		srcs, at = ops[:1], func(shellWord) (shellWord, bool) { return last, !last.Glob }
+	case len(ops) >= 2:
+		srcs, at = ops[:len(ops)-1], inDir(ops[len(ops)-1])
+	}
+	for _, src := range srcs {
+		linkWord, ok := at(src)
+		if !ok {
+			continue
+		}
+		link, ok := a.resolve(linkWord, c.cwd)
+		if !ok {
+			continue // the write of the link itself is not located: noted already
+		}
+		target := src.Text
+		if src.Dynamic || src.Glob {
+			target = unknownLink
+		}
+		if a.links == nil {
+			a.links = map[string]string{}
+		}
+		a.links[link] = target
+	}
+}
+
+// isDirWord reports whether w names an existing folder.
+func (c *command) isDirWord(w shellWord) bool {
+	p, ok := c.a.resolve(w, c.cwd)
+	return ok && c.a.isDir(p)
+}
+
+// chdir is the directory a word names for cd -P, env -C, git -C or sudo -D (which
+// call chdir(2): the kernel resolves it), or "" when it cannot be located (relative
+// targets after it are then noted, not guessed).
 func (a *analyzer) chdir(w shellWord, cwd string) string {
 	if w.Glob {
 		return ""
@@ -704,9 +947,10 @@ func (a *analyzer) targetDeep(w shellWord, cwd, op, text string, descend bool) {
 	if w.Glob {
 		base := cwd
 		pat := w.pattern
+		home, _ := a.env("HOME")
 		switch {
-		case w.Tilde && a.home != "" && (pat == "~" || strings.HasPrefix(pat, "~/")):
-			pat = patternQuote(a.home) + pat[1:]
+		case w.Tilde && home != "" && (pat == "~" || strings.HasPrefix(pat, "~/")):
+			pat = patternQuote(home) + pat[1:]
 		case w.Tilde:
 			a.cannot("a target of " + quoteCmd(text) + " (" + w.Text + ") cannot be located")
 			return
@@ -717,7 +961,7 @@ func (a *analyzer) targetDeep(w shellWord, cwd, op, text string, descend bool) {
 		default:
 			pat = patternQuote(base) + "/" + pat
 		}
-		for _, h := range globTargets(pat, a.listNames) {
+		for _, h := range globTargets(pat, a.listNames, a.step) {
 			a.effect(Effect{Op: op, Path: h.Path, Command: text, Descend: descend || h.Descend})
 		}
 		return
@@ -742,31 +986,62 @@ func patternQuote(s string) string {
 	return b.String()
 }
 
-// resolve makes a word an absolute, clean path.
+// resolve makes a word an absolute, clean path, where the kernel reaches it
+// (resolvePath).
 func (a *analyzer) resolve(w shellWord, cwd string) (string, bool) {
 	t := w.Text
 	if w.Dynamic || t == "" {
 		return "", false
 	}
 	if w.Tilde {
+		home, ok := a.env("HOME")
 		switch {
-		case a.home == "":
+		case !ok || home == "":
 			return "", false
 		case t == "~":
-			return a.home, true
+			t = home
 		case strings.HasPrefix(t, "~/"):
-			return filepath.Join(a.home, t[2:]), true
+			t = home + t[1:]
 		default:
 			return "", false // ~user
 		}
 	}
-	if filepath.IsAbs(t) {
-		return filepath.Clean(t), true
-	}
-	if cwd == "" {
+	if !filepath.IsAbs(t) && cwd == "" {
 		return "", false
 	}
-	return filepath.Join(cwd, t), true
+	return a.resolvePath(t, cwd)
+}
+
+// resolvePath is t (absolute, or relative to cwd) as the kernel reaches it once the
+// command has made its links (guard.PathResolver, with the links of ln -s followed
+// wherever they stand); not ok when it cannot be known: a loop of links, or a link
+// whose target is only known when the command runs.
+func (a *analyzer) resolvePath(t, cwd string) (string, bool) {
+	r := guard.PathResolver{}
+	unknown := false
+	if len(a.links) > 0 {
+		r.Eager = func(p string) (string, bool) {
+			target, ok := a.links[p]
+			if ok && target == unknownLink {
+				unknown = true
+				return "", false
+			}
+			return target, ok
+		}
+	}
+	p, err := r.Resolve(cwd, t)
+	if err != nil || unknown {
+		return "", false
+	}
+	return p, true
+}
+
+// step is dir/name as the kernel reaches it, for a glob's literal parts.
+func (a *analyzer) step(dir, name string) string {
+	if p, ok := a.resolvePath(name, dir); ok {
+		return p
+	}
+	return filepath.Join(dir, name)
 }
 
 func joinWords(words []shellWord) string {

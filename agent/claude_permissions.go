@@ -137,7 +137,7 @@ func (r *ClaudeRules) JudgeBash(command, cwd, mode string, segments []Segment) C
 		mode = r.DefaultMode
 	}
 	if segments == nil {
-		segments = analyzeBash(command, cwd, "", "", nil).Segments
+		segments = analyzeBash(command, cwd, shellEnv{}, nil).Segments
 	}
 	// The command is split once: deny and ask rules try its parts, allow rules must
 	// name each of them.

@@ -82,6 +82,9 @@ func (c *command) program(name, path string, args []shellWord) {
 		}
 	case "cp", "ln", "install", "rsync", "scp":
 		c.copy(name, args)
+		if name == "ln" {
+			c.addLinks(args) // after the link's own write is judged
+		}
 	case "tee":
 		for _, w := range operands(args, "") {
 			a.target(w, c.cwd, OpEdit, c.text)

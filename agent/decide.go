@@ -243,7 +243,7 @@ func identityNote(env *guard.Env) string {
 // shell judges a command line by its obvious effects.
 func (d *decider) shell() {
 	c := d.call
-	a := analyzeBash(c.Command, c.Cwd, d.env.Env("HOME"), d.env.Env("TMPDIR"), d.opts.Classify)
+	a := analyzeBash(c.Command, c.Cwd, shellEnv{home: d.env.Env("HOME"), tmp: d.env.Env("TMPDIR"), cdpath: d.env.Env("CDPATH")}, d.opts.Classify)
 	d.segments = a.Segments
 	d.unreadable(a)
 	for _, seg := range a.Segments {

@@ -1,14 +1,15 @@
 package agent
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // FuzzNeverAllowsWhatItCannotReadNearALock: whatever the command, in a tree with a
 // lock that refuses the agent, a command guard could not read (it does not parse, or
-// it is past a limit) is never answered with no decision; and no effect path is
-// relative.
+// it is past a limit) is never answered with no decision; and every effect path is
+// absolute and clean.
 func FuzzNeverAllowsWhatItCannotReadNearALock(f *testing.F) {
 	for _, s := range []string{
 		"rm -rf x", "echo $(cat <<EOF\nx\nEOF\n)", "a && b || c; d | e & f", `"unterminated`,
@@ -16,6 +17,9 @@ func FuzzNeverAllowsWhatItCannotReadNearALock(f *testing.F) {
 		"(cd a; (cd b; rm c)); rm d", "rm @(a|b)", "`rm x`", "dd of=*", "rm -tx", "bash <<'E'\nrm x\nE",
 		"for f in a b; do rm $f; done", "rm lo{c,}ked", "echo x > lock?d/a", "(( x = 1 << 2 ))",
 		"echo $(true # it's\n)", "sudo -nu root rm x", "find . -exec rm {} +", "if then fi",
+		"cd -P plink/.. && echo > a", "set -o physical; cd plink/..; rm a", "CDPATH=/x:: cd y; rm z",
+		"HOME=$X cd; rm y", "ln -s plink/../.. l && rm -rf l/x", "ln -sfn -t d a b c; touch d/a/x",
+		"ln -s l l; echo > l/../x", "rm plink/../*/a", "export CDPATH=; cd -LP ~/x",
 	} {
 		f.Add(s)
 	}
@@ -23,8 +27,8 @@ func FuzzNeverAllowsWhatItCannotReadNearALock(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd string) {
 		a := AnalyzeBash(cmd, repo, "/h", nil)
 		for _, e := range a.Effects {
-			if !strings.HasPrefix(e.Path, "/") {
-				t.Fatalf("relative effect path %q from %q", e.Path, cmd)
+			if !strings.HasPrefix(e.Path, "/") || filepath.Clean(e.Path) != e.Path {
+				t.Fatalf("effect path %q from %q is not absolute and clean", e.Path, cmd)
 			}
 		}
 		_, perr := parseShell(cmd)

@@ -44,7 +44,13 @@ func readNames(dir string) ([]string, error) {
 // inside the folder. list lists a folder's names, sorted (readNames; the analysis
 // keeps each folder's, however many words match in it: `d04{1,2}*` reads its folder
 // once).
-func globTargets(pat string, list func(string) ([]string, error)) []globHit {
+//
+// step joins a folder and a literal name as the kernel does (dir/.. is the parent of
+// where dir leads); nil joins them as written.
+func globTargets(pat string, list func(string) ([]string, error), step func(dir, name string) string) []globHit {
+	if step == nil {
+		step = func(dir, name string) string { return filepath.Join(dir, name) }
+	}
 	comps := strings.Split(strings.TrimPrefix(pat, "/"), "/")
 	dirs := []string{"/"}
 	var out []globHit
@@ -56,7 +62,7 @@ func globTargets(pat string, list func(string) ([]string, error)) []globHit {
 		if !hasMeta(comp) {
 			name := unescapePattern(comp)
 			for k := range dirs {
-				dirs[k] = filepath.Join(dirs[k], name)
+				dirs[k] = step(dirs[k], name)
 			}
 			continue
 		}

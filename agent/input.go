@@ -8,6 +8,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/guardlocks/guard/guard"
 )
 
 // Agents guard has a hook protocol for.
@@ -200,11 +202,20 @@ func optionalPath(input map[string]json.RawMessage, cwd string, keys ...string) 
 	return cwd, nil
 }
 
+// absPath is p made absolute against cwd as the kernel reaches it (guard.KernelPath:
+// a/link/../b lies above where link points). A path it cannot resolve (a loop of
+// links) is kept as written, for the policy's own resolution to refuse.
 func absPath(p, cwd string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
+	if cwd == "" && !filepath.IsAbs(p) {
+		return p // made absolute by the caller, which knows the folder
 	}
-	return filepath.Clean(p)
+	if r, err := guard.KernelPath(cwd, p); err == nil {
+		return r
+	}
+	if !filepath.IsAbs(p) {
+		p = cwd + string(filepath.Separator) + p
+	}
+	return p
 }
 
 func baseCall(agent string, env *envelope, cwd string) *Call {
