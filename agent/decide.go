@@ -387,27 +387,20 @@ func (d *decider) controlFiles(paths []string) {
 	}
 }
 
-// guardControl says what p is when it is one of the files that decide what agents may
-// do: a permissions file, guard's configuration, or an agent's hook settings (""
-// otherwise). An agent that rewrote them could switch its own guardrail off (a
-// [scopes] entry pointed elsewhere frees the folder a scoped lock holds).
+// guardControl says what p is when it is one of guard's control files other than a
+// publication marker (those get their own asks, above): guard.ControlFile's one list,
+// which the sandbox keeps read-only too, and the folders of the agents' settings
+// (removing or moving one takes the settings along). "" otherwise. An agent that
+// rewrote them could switch its own guardrail off (a [scopes] entry pointed
+// elsewhere frees the folder a scoped lock holds).
 func guardControl(p string) string {
-	base := filepath.Base(p)
-	for _, name := range lockcore.PermissionsFileNames {
-		if strings.EqualFold(base, name) {
-			return "a permissions file (it says what agents may do here)"
-		}
+	if guard.IsMarkerName(filepath.Base(p)) {
+		return ""
 	}
-	if strings.EqualFold(base, guard.ConfigFileName) {
-		return "guard's configuration (it says which folders a scoped lock covers)"
+	if what := guard.ControlFile(p); what != "" {
+		return what
 	}
-	switch strings.ToLower(filepath.Base(filepath.Dir(p)) + "/" + base) {
-	case ".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json", ".codex/hooks.json", ".codex/config.toml":
-		return "an agent's settings file (it runs guard's hook)"
-	}
-	switch strings.ToLower(base) {
-	case ".claude", ".gemini", ".codex":
-		// Removing or moving the folder takes the settings in it along.
+	if guard.IsAgentSettingsDir(p) {
 		return "the folder of an agent's settings (they run guard's hook)"
 	}
 	return ""

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -40,21 +41,13 @@ type ReadOnlySet struct {
 	now      time.Time
 }
 
-// IsProtectedName reports whether a file name is one that no sandboxed command may
-// change unless the identity owns it: the publication markers, the permissions files
+// IsProtectedName reports whether a file name alone makes it one of guard's control
+// files (ControlFile) in any folder: the publication markers, the permissions files
 // and .guard.toml (lock files are judged by their owner). Names are compared ignoring
 // case, as IsMarkerName does: a near-miss on a case-insensitive file system is the
 // same file (fail closed).
 func IsProtectedName(name string) bool {
-	if IsMarkerName(name) || strings.EqualFold(name, ConfigFileName) {
-		return true
-	}
-	for _, p := range lockcore.PermissionsFileNames {
-		if strings.EqualFold(name, p) {
-			return true
-		}
-	}
-	return false
+	return IsMarkerName(name) || strings.EqualFold(name, ConfigFileName) || isPermissionsName(name)
 }
 
 // ReadOnlyAreas answers "which areas under these roots refuse this identity's edit?",
@@ -81,21 +74,29 @@ func (p *Policy) ReadOnlyAreas(roots []lockcore.ScanRoot, skipDirs []string) *Re
 			set.Warnings = append(set.Warnings, s)
 		}
 	}
-	res := lockcore.Scan(p.areaRoots(roots), lockcore.ScanOptions{SkipDirs: skipDirs, Loc: p.loc, Also: IsProtectedName})
+	scanRoots := p.areaRoots(roots)
+	res := lockcore.Scan(scanRoots, lockcore.ScanOptions{SkipDirs: skipDirs, Loc: p.loc, Also: isControlCandidate})
 	var areas []ReadOnlyArea
 	for _, e := range res.Errors {
 		areas = append(areas, ReadOnlyArea{Path: e.Path,
 			Reason: fmt.Sprintf("could not read directory %s (%v); guard cannot see whether a lock covers it, so it treats it as locked (fail closed)", e.Path, e.Err)})
 	}
-	for _, path := range res.Also {
-		if !p.holdsArea(filepath.Dir(path)) {
-			areas = append(areas, ReadOnlyArea{Path: path, Reason: protectedReason(path)})
+	for _, path := range append(res.Also, p.outsideControlFiles(scanRoots)...) {
+		what := ControlFile(path)
+		switch {
+		case what == "":
+			// A settings.json of another program: not guard's.
+		case IsProtectedName(filepath.Base(path)) && p.holdsArea(filepath.Dir(path)):
+			// The markers and configuration of an area the identity locked itself.
+		default:
+			areas = append(areas, ReadOnlyArea{Path: path, Reason: protectedReason(path, what)})
 		}
 	}
 	for _, l := range res.Locks {
-		// A soft or expired lock stops nobody, and `guard prune` removes expired ones:
-		// only the files of locks that hold are kept from the identity.
-		if l.Active(p.now) && !l.Soft() && !p.ownsLockFile(l) {
+		// An expired lock stops nobody, and `guard prune` removes it: only the files
+		// of live locks are kept from the identity, a soft lock's too (it stops no
+		// edit, but whoever removed it would silence its warning for everyone).
+		if l.Active(p.now) && !p.ownsLockFile(l) {
 			areas = append(areas, ReadOnlyArea{Path: l.Path, Lock: l,
 				Reason: fmt.Sprintf("lock file %s belongs to %s; only its owner may change or remove it", l.Path, orUnknown(l.Owner))})
 		}
@@ -307,16 +308,67 @@ func (p *Policy) mirrored(areas []ReadOnlyArea) []ReadOnlyArea {
 	return out
 }
 
-// protectedReason says why a protected file (IsProtectedName) is read-only.
-func protectedReason(path string) string {
+// outsideControlFiles are the control files a scan of roots does not reach: the
+// user-level copies of the agents' settings (under HOME), and the git hooks guard
+// installed in the repositories of roots.
+func (p *Policy) outsideControlFiles(roots []lockcore.ScanRoot) []string {
+	var out []string
+	if home := p.env.Home(); home != "" && filepath.IsAbs(home) {
+		for _, rel := range AgentSettingsFiles {
+			out = append(out, existing(filepath.Join(home, filepath.FromSlash(rel)))...)
+		}
+		if entries, err := os.ReadDir(filepath.Join(home, ".claude")); err == nil {
+			for _, e := range entries {
+				if path := filepath.Join(home, ".claude", e.Name()); e.Type().IsRegular() && IsAgentSettings(path) {
+					out = append(out, path)
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range roots {
+		top := p.repoTop(r.Path)
+		if top == "" || seen[top] {
+			continue
+		}
+		seen[top] = true
+		common := gitrun.CommonDir(top)
+		if common == "" || seen[common] {
+			continue
+		}
+		seen[common] = true
+		hooks := filepath.Join(common, "hooks")
+		entries, _ := os.ReadDir(hooks)
+		for _, e := range entries {
+			if path := filepath.Join(hooks, e.Name()); e.Type().IsRegular() && IsManagedHook(path) {
+				out = append(out, path)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// existing is path when a file is there, else nothing.
+func existing(path string) []string {
+	if _, err := os.Lstat(path); err != nil {
+		return nil
+	}
+	return []string{path}
+}
+
+// protectedReason says why a control file (ControlFile says what) is read-only.
+func protectedReason(path, what string) string {
 	base := filepath.Base(path)
 	switch {
 	case IsMarkerName(base):
 		return fmt.Sprintf("%s is a publication marker; a sandboxed command may not add, change or remove what approves or refuses a publication", path)
 	case strings.EqualFold(base, ConfigFileName):
 		return fmt.Sprintf("%s is guard's configuration (identity, scopes); a sandboxed command may not change it", path)
-	default:
+	case isPermissionsName(base):
 		return fmt.Sprintf("%s is a permissions file; a sandboxed command may not change its rules", path)
+	default:
+		return fmt.Sprintf("%s is %s; a sandboxed command may not change it", path, what)
 	}
 }
 

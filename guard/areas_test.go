@@ -48,8 +48,16 @@ func TestReadOnlyAreasAreWhatCheckRefuses(t *testing.T) {
 			files: map[string]string{"a/LOCK.txt": fresh, "b/x.go": ""}, want: []string{"a", "a/LOCK.txt"}},
 		{name: "the caller's own lock leaves its folder and its file writable",
 			files: map[string]string{"a/LOCK.txt": "owner: bob\ncreated: 2026-11-29T11:00:00\n"}, want: []string{}},
-		{name: "a soft lock leaves its folder and its file writable",
-			files: map[string]string{"a/LOCK.txt": fresh + "mode: soft\n"}, want: []string{}, warn: "soft lock"},
+		{name: "a soft lock leaves its folder writable, not its file",
+			files: map[string]string{"a/LOCK.txt": fresh + "mode: soft\n"}, want: []string{"a/LOCK.txt"}, warn: "soft lock"},
+		{name: "the caller's own soft lock is its to remove",
+			files: map[string]string{"a/LOCK.txt": "owner: bob\ncreated: 2026-11-29T11:00:00\nmode: soft\n"}, want: []string{}},
+		{name: "the agents' settings that run guard's hook are read-only, other settings are not",
+			files: map[string]string{".claude/settings.json": "{}", ".claude/settings.local.json": "{}", ".claude/settings.team.json": "{}",
+				".gemini/settings.json": "{}", ".codex/hooks.json": "{}", ".codex/config.toml": "", "sub/.claude/settings.json": "{}",
+				".vscode/settings.json": "{}", "cfg/config.toml": "", ".claude/agents/x.md": "", ".codex/hooks.json.bak": ""},
+			want: []string{".claude/settings.json", ".claude/settings.local.json", ".claude/settings.team.json", ".codex/config.toml",
+				".codex/hooks.json", ".gemini/settings.json", "sub/.claude/settings.json"}},
 		{name: "an expired lock leaves its folder and its file writable",
 			files: map[string]string{"a/LOCK.txt": "owner: alice\ncreated: 2020-01-01T00:00:00\n"}, want: []string{}},
 		{name: "a team lock of another host is read-only",
@@ -108,6 +116,63 @@ func TestReadOnlyAreasAreWhatCheckRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The user-level copies of the agents' settings and the git hooks guard installed
+// lie outside the project's scan; they are read-only all the same, the caller's own
+// lock or not.
+func TestReadOnlyAreasHoldTheUsersAgentSettingsAndGuardsHooks(t *testing.T) {
+	base := t.TempDir()
+	home, proj := filepath.Join(base, "home"), filepath.Join(base, "proj")
+	for rel, body := range map[string]string{
+		"home/.claude/settings.json": "{}", "home/.claude/projects/x.json": "", "home/.gemini/settings.json": "{}",
+		"home/.codex/config.toml": "", "home/.cache/settings.json": "",
+		"proj/.git/HEAD":                    "ref: refs/heads/main\n",
+		"proj/.git/hooks/pre-commit":        "#!/bin/sh\n" + ManagedHookMarker + " written by `guard install`\nexec guard hook pre-commit\n",
+		"proj/.git/hooks/pre-push":          ManagedHookMarker + "\n",
+		"proj/.git/hooks/post-merge":        "#!/bin/sh\necho someone else's\n",
+		"proj/.git/hooks/pre-commit.sample": "#!/bin/sh\n# " + ManagedHookMarker + " not at a line's start\n",
+		"proj/LOCK.txt":                     "owner: bob\ncreated: 2026-11-29T11:00:00\n",
+	} {
+		write(t, filepath.Join(base, rel), body)
+	}
+	env := testEnv(proj)
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	set := NewPolicy(env, Identity{Owner: "bob", Host: "hostA"}).ReadOnlyAreas([]lockcore.ScanRoot{{Path: proj, MaxDepth: 100}}, nil)
+	assert.Equal(t, []string{"home/.claude/settings.json", "home/.codex/config.toml", "home/.gemini/settings.json",
+		"proj/.git/hooks/pre-commit", "proj/.git/hooks/pre-push"}, areaPaths(t, base, set))
+	assert.Contains(t, set.Areas[3].Reason, "pre-commit is a git hook guard installed (it runs guard's checks); a sandboxed command may not change it")
+}
+
+func TestControlFileIsTheOneList(t *testing.T) {
+	dir := t.TempDir()
+	hook := filepath.Join(dir, "hooks", "pre-push")
+	write(t, hook, "#!/bin/sh\n"+ManagedHookMarker+" x\n")
+	for path, want := range map[string]string{
+		"/p/PRIVATE.txt":                       "a publication marker (it decides whether this project may be published)",
+		"/p/public.txt":                        "a publication marker (it decides whether this project may be published)",
+		"/p/LOCK.permissions.json":             "a permissions file (it says what agents may do here)",
+		"/p/.GUARD.toml":                       "guard's configuration (it says which folders a scoped lock covers)",
+		"/p/.claude/settings.json":             "an agent's settings file (it runs guard's hook)",
+		"/p/.Claude/Settings.Local.json":       "an agent's settings file (it runs guard's hook)",
+		"/p/.gemini/settings.json":             "an agent's settings file (it runs guard's hook)",
+		"/p/.codex/hooks.json":                 "an agent's settings file (it runs guard's hook)",
+		"/p/.codex/config.toml":                "an agent's settings file (it runs guard's hook)",
+		hook:                                   "a git hook guard installed (it runs guard's checks)",
+		"/p/.gemini/config.toml":               "",
+		"/p/.claude":                           "",
+		"/p/LOCK.txt":                          "",
+		filepath.Join(dir, "hooks", "missing"): "",
+	} {
+		assert.Equal(t, want, ControlFile(path), path)
+	}
+	assert.True(t, IsAgentSettingsDir("/p/.codex"))
+	assert.False(t, IsAgentSettingsDir("/p/.cache"))
 }
 
 func TestReadOnlyAreasLookAboveTheRootAndInOtherWorkingTrees(t *testing.T) {

@@ -52,9 +52,24 @@ func RightsFor(abi int) Rights {
 	}
 }
 
+// Scopes are the IPC scopes a ruleset at abi restricts: from ABI 6 (Linux 6.12) a
+// sandboxed process can neither signal a process outside its sandbox (a `kill` of
+// another owner's `guard run`, which would release that owner's lock) nor connect to
+// an abstract Unix socket made outside it. Below ABI 6 neither can be refused.
+// Whatever the ABI, a Landlock domain already keeps its processes from ptracing one
+// outside it, and from following /proc/PID/root, cwd or fd of one (ptrace access).
+func Scopes(abi int) uint64 {
+	if abi < 6 {
+		return 0
+	}
+	return ll.ScopeSignal | ll.ScopeAbstractUnixSocket
+}
+
 // Enforce restricts this process (every thread), and everything it starts from now
-// on, to plan, handling every file-system right of abi (ABI()). It cannot be undone.
-// As Landlock requires, it sets no_new_privs: set-user-ID programs gain nothing.
+// on, to plan, handling every file-system right of abi (ABI()), and to Scopes(abi).
+// A nil plan restricts no file access (the exact sandbox's mounts do that), only
+// the scopes and ptrace. It cannot be undone. As Landlock requires, it sets
+// no_new_privs: set-user-ID programs gain nothing.
 func Enforce(plan *Plan, abi int) error {
 	fd, err := newRuleset(plan, abi)
 	if err != nil {
@@ -94,10 +109,21 @@ func newRuleset(plan *Plan, abi int) (int, error) {
 		return -1, errors.New("the kernel offers no Landlock")
 	}
 	r := RightsFor(abi)
-	attr := ll.RulesetAttr{HandledAccessFS: uint64(r.Handled)}
+	attr := ll.RulesetAttr{HandledAccessFS: uint64(r.Handled), Scoped: Scopes(abi)}
+	if plan == nil {
+		// Only the scopes. Below ABI 6 a ruleset must handle some access to exist:
+		// making block devices, which needs a capability nobody here has anyway.
+		attr.HandledAccessFS = 0
+		if attr.Scoped == 0 {
+			attr.HandledAccessFS = ll.AccessFSMakeBlock
+		}
+	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
 		return -1, fmt.Errorf("landlock_create_ruleset (ABI %d): %w", abi, err)
+	}
+	if plan == nil {
+		return fd, nil
 	}
 	if err := addRule(fd, unix.AT_FDCWD, "/", r.Read, true); err != nil {
 		unix.Close(fd)

@@ -44,29 +44,18 @@ type group struct {
 // dropped, and one that lies inside a read-only path keeps every right; an allowed
 // path inside a read-only area must exist, since a rule needs a file to hold it.
 func NewPlan(readOnly, allow []string) (*Plan, error) {
-	var allowed []string
-	for _, a := range allow {
-		if !filepath.IsAbs(a) {
-			return nil, fmt.Errorf("--allow %s: not an absolute path", a)
-		}
-		allowed = append(allowed, realPath(filepath.Clean(a)))
+	ro, allowed, err := resolve(readOnly, allow)
+	if err != nil {
+		return nil, err
 	}
-	var ro []string
-	for _, p := range readOnly {
-		for _, r := range realPaths(filepath.Clean(p)) {
-			if !insideAny(r, allowed) {
-				ro = append(ro, r)
-			}
-		}
-	}
-	plan := &Plan{ReadOnly: outermost(ro)}
+	plan := &Plan{ReadOnly: ro}
 	for _, a := range allowed {
 		if !insideAny(a, plan.ReadOnly) {
 			continue // already writable: a sibling, or below one
 		}
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, fmt.Errorf("--allow %s: it lies in a read-only area and a rule needs it to exist: %w", a, err)
+			return nil, fmt.Errorf("--allow %s: it lies in a read-only area and must exist to be exempted: %w", a, err)
 		}
 		g := group{}
 		if st.IsDir() {
@@ -96,6 +85,26 @@ func NewPlan(readOnly, allow []string) (*Plan, error) {
 	sort.Strings(plan.WritableFiles)
 	sort.Strings(plan.Boundary)
 	return plan, nil
+}
+
+// resolve makes the read-only paths and the exemptions real (symbolic links
+// resolved); read-only paths inside an exemption are dropped, and those left are
+// the outermost, sorted.
+func resolve(readOnly, allow []string) (ro, allowed []string, err error) {
+	for _, a := range allow {
+		if !filepath.IsAbs(a) {
+			return nil, nil, fmt.Errorf("--allow %s: not an absolute path", a)
+		}
+		allowed = append(allowed, realPath(filepath.Clean(a)))
+	}
+	for _, p := range readOnly {
+		for _, r := range realPaths(filepath.Clean(p)) {
+			if !insideAny(r, allowed) {
+				ro = append(ro, r)
+			}
+		}
+	}
+	return outermost(ro), allowed, nil
 }
 
 // walk lists boundary folder dir (node n): every entry that is neither read-only nor

@@ -97,7 +97,7 @@ func TestPlanAllowExemptsDeliberately(t *testing.T) {
 	assert.Equal(t, []string{"locked/keep", "other"}, under(root, plan.Writable))
 	_, err = NewPlan(ro, []string{filepath.Join(root, "locked", "missing")})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "it lies in a read-only area and a rule needs it to exist")
+	assert.Contains(t, err.Error(), "it lies in a read-only area and must exist to be exempted")
 	_, err = NewPlan(ro, []string{"relative"})
 	require.Error(t, err)
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -65,6 +66,22 @@ func Run(o Options) error {
 	for _, a := range set.Areas {
 		paths = append(paths, a.Path)
 	}
+	abi := ABI()
+	if abi >= 1 {
+		exactErr := exactHere(env)
+		if exactErr == nil {
+			fallback, err := runExactly(o, set, paths, allow, abi)
+			if fallback == "" {
+				return err
+			}
+			exactErr = errors.New(fallback)
+		}
+		if len(set.Areas) > 0 {
+			fmt.Fprintf(env.Stderr, "guard sandbox: note: no exact sandbox here (%v); Landlock alone enforces it: "+
+				"nothing can be created, removed or renamed directly in a folder that holds a read-only area, and chmod, chown, "+
+				"utime and extended attributes of what is in an area are not refused\n", exactErr)
+		}
+	}
 	plan, err := NewPlan(paths, allow)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
@@ -72,7 +89,6 @@ func Run(o Options) error {
 	for _, u := range plan.Unlisted {
 		fmt.Fprintf(env.Stderr, "guard sandbox: warning: could not list %s; its entries stay read-only (fail closed)\n", u)
 	}
-	abi := ABI()
 	sandboxed := false
 	switch {
 	case abi < 1 && !o.BestEffort:
@@ -93,14 +109,64 @@ func Run(o Options) error {
 			}
 		}
 	}
-	code, err := start(o, sandboxed, abi)
+	mode := "none"
+	if sandboxed {
+		mode = "landlock"
+	}
+	code, err := start(o, mode, abi)
 	if err != nil {
 		return err
 	}
 	if code != 0 && sandboxed && len(set.Areas) > 0 {
-		explain(env.Stderr, o.Command[0], code, set, plan)
+		explain(env.Stderr, o.Command[0], code, set, plan.Boundary, false)
 	}
 	return guard.Silent(code)
+}
+
+// NamespacesVar, set to 0 in guard sandbox's environment, keeps it from the exact
+// sandbox: it uses Landlock alone, as where the kernel offers no user namespaces (to
+// test that fallback, or to step around a kernel whose namespaces misbehave).
+const NamespacesVar = "GUARD_SANDBOX_NAMESPACES"
+
+// exactHere is Exact, unless NamespacesVar turns the exact sandbox off.
+func exactHere(env *guard.Env) error {
+	if env.Getenv != nil && env.Getenv(NamespacesVar) == "0" {
+		return fmt.Errorf("%s=0 turns it off", NamespacesVar)
+	}
+	return Exact()
+}
+
+// runExactly runs COMMAND in the exact sandbox. A non-empty fallback says why the
+// namespaces could not be set up; nothing ran, and the caller falls back to Landlock
+// alone. err is guard's final answer (COMMAND's code as guard.Silent, or a refusal).
+func runExactly(o Options, set *guard.ReadOnlySet, paths, allow []string, abi int) (fallback string, err error) {
+	env := o.Env
+	plan, err := NewExactPlan(paths, allow)
+	if err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
+	}
+	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(o.Environ, "PATH"))
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "guard sandbox: %v\n", err)
+		return "", guard.Silent(127)
+	}
+	code, fallback, err := runExact(o, plan, path, o.Command, sandboxEnviron(o.Environ, "exact", abi), abi)
+	if err != nil {
+		return "", guard.Exitf(guard.ExitUsage, "%w", err)
+	}
+	if fallback != "" {
+		return fallback, nil
+	}
+	if code != 0 && !o.Exec && len(set.Areas) > 0 {
+		var boundary []string
+		if len(plan.Missing) > 0 {
+			if p, err := NewPlan(plan.Missing, allow); err == nil {
+				boundary = p.Boundary
+			}
+		}
+		explain(env.Stderr, o.Command[0], code, set, boundary, true)
+	}
+	return "", guard.Silent(code)
 }
 
 // Roots are where the sandbox reads locks, besides the roots file: the project of
@@ -117,20 +183,14 @@ func Roots(s *guard.Subject) []lockcore.ScanRoot {
 
 // start runs COMMAND in its working directory and environment: as guard's child, or
 // in guard's place with Exec.
-func start(o Options, sandboxed bool, abi int) (int, error) {
+func start(o Options, mode string, abi int) (int, error) {
 	env := o.Env
 	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(o.Environ, "PATH"))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "guard sandbox: %v\n", err)
 		return 127, nil
 	}
-	level := "0"
-	if sandboxed {
-		level = strconv.Itoa(abi)
-	}
-	// GUARD_SANDBOX tells COMMAND (and an agent hook inside it) that it already runs
-	// sandboxed, and at which Landlock ABI ("0": unsandboxed, --best-effort).
-	environ := append(withoutVar(o.Environ, "GUARD_SANDBOX"), "GUARD_SANDBOX="+level)
+	environ := sandboxEnviron(o.Environ, mode, abi)
 	if o.Exec {
 		err := execInPlace(path, o.Command, environ)
 		fmt.Fprintf(env.Stderr, "guard sandbox: %s: %v\n", o.Command[0], err)
@@ -149,16 +209,33 @@ func start(o Options, sandboxed bool, abi int) (int, error) {
 	return code, nil
 }
 
+// sandboxEnviron is COMMAND's environment: GUARD_SANDBOX tells COMMAND (and an agent
+// hook inside it) that it already runs sandboxed, and at which Landlock ABI ("0":
+// unsandboxed, --best-effort); GUARD_SANDBOX_MODE says how: "exact" (namespaces and
+// Landlock), "landlock" (Landlock alone) or "none".
+func sandboxEnviron(environ []string, mode string, abi int) []string {
+	level := "0"
+	if mode != "none" {
+		level = strconv.Itoa(abi)
+	}
+	out := withoutVar(withoutVar(environ, "GUARD_SANDBOX"), "GUARD_SANDBOX_MODE")
+	return append(out, "GUARD_SANDBOX="+level, "GUARD_SANDBOX_MODE="+mode)
+}
+
 // explain tells a user whose COMMAND failed which areas the sandbox kept read-only,
 // one line per lock: the kernel does not say which write it refused, and a failure
 // that has nothing to do with the sandbox (a grep that found nothing) should cost a
 // few lines, not a page.
-func explain(w io.Writer, name string, code int, set *guard.ReadOnlySet, plan *Plan) {
+func explain(w io.Writer, name string, code int, set *guard.ReadOnlySet, boundary []string, exact bool) {
+	errs := `a "Permission denied" or "Invalid cross-device link"`
+	if exact {
+		errs = `a "Read-only file system", "Device or resource busy" or "Invalid cross-device link"`
+	}
 	fmt.Fprintf(w, "guard sandbox: %s exited with status %d. While it ran, these areas were read-only "+
-		"(a \"Permission denied\" or \"Invalid cross-device link\" there came from the sandbox, not from the files' permissions):\n", name, code)
+		"(%s there came from the sandbox, not from the files' permissions):\n", name, code, errs)
 	set.Summary(w)
 	var folders []string
-	for _, b := range plan.Boundary {
+	for _, b := range boundary {
 		if b != string(filepath.Separator) {
 			folders = append(folders, b)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/child"
 	"github.com/guardlocks/guard/lockcore"
+	"github.com/guardlocks/guard/sandbox"
 )
 
 // Set by the linker (see .goreleaser.yaml).
@@ -33,6 +34,11 @@ func main() {
 	// guard run's supervisor (Linux) is guard's own binary again; it is no command.
 	if len(os.Args) > 1 && os.Args[1] == child.SupervisorArg {
 		os.Exit(child.Supervise())
+	}
+	// guard sandbox's namespace child (Linux) is guard's own binary again, already
+	// in the sandbox's namespaces; it becomes COMMAND.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.NamespaceArg {
+		os.Exit(sandbox.InNamespace())
 	}
 	os.Exit(run(os.Args[1:]))
 }

@@ -35,6 +35,8 @@ func sbNeedLandlock(t *testing.T) {
 // be created directly in it).
 type sbTree struct {
 	base, proj, home, tmp string
+	// landlock forces the Landlock-only fallback (GUARD_SANDBOX_NAMESPACES=0).
+	landlock bool
 }
 
 const sbLive = "created: 2099-01-01T00:00:00\n"
@@ -76,6 +78,9 @@ func sbNewTree(t *testing.T) sbTree {
 
 // sbEnv is the environment of a sandboxed command: the caller is bob on box1.
 func (tr sbTree) env(extra ...string) []string {
+	if tr.landlock {
+		extra = append([]string{sandbox.NamespacesVar + "=0"}, extra...)
+	}
 	return append([]string{"PATH=" + sbPath, "HOME=" + tr.home, "TMPDIR=" + tr.tmp, "GUARD_OWNER=bob", "GUARD_HOST=box1",
 		"NO_COLOR=1", "TZ=UTC", "LC_ALL=C", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, extra...)
 }
@@ -125,12 +130,66 @@ func (tr sbTree) snapshot(t *testing.T, rels ...string) map[string]string {
 	return snap
 }
 
+// sbModes runs body once in each sandbox this kernel offers: the exact one (user
+// and mount namespaces) and Landlock alone (the fallback, forced).
+func sbModes(t *testing.T, body func(t *testing.T, tr sbTree)) {
+	t.Helper()
+	t.Run("exact", func(t *testing.T) {
+		sbNeedExact(t)
+		body(t, sbNewTree(t))
+	})
+	t.Run("landlock", func(t *testing.T) {
+		tr := sbNewTree(t)
+		tr.landlock = true
+		body(t, tr)
+	})
+}
+
+// sbNeedExact skips where the exact sandbox cannot run.
+func sbNeedExact(t *testing.T) {
+	t.Helper()
+	if err := sandbox.Exact(); err != nil {
+		t.Skipf("no exact sandbox here: %v", err)
+	}
+}
+
+// times records the modification times of the files below the given paths of the
+// project (a lock without a created line is aged by it).
+func (tr sbTree) times(t *testing.T, rels ...string) map[string]time.Time {
+	t.Helper()
+	out := map[string]time.Time{}
+	for _, rel := range rels {
+		_ = filepath.WalkDir(filepath.Join(tr.proj, rel), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					r, _ := filepath.Rel(tr.proj, p)
+					out[r] = info.ModTime()
+				}
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// sbDenied is the errno a write into a locked area fails with: EROFS in the exact
+// sandbox (a read-only mount), EACCES under Landlock alone.
+func sbDenied() string {
+	if sandbox.Exact() == nil {
+		return "EROFS"
+	}
+	return "EACCES"
+}
+
 // sbProtected are the parts of the tree bob may not change.
-var sbProtected = []string{"locked", "scoped/api", "scoped/LOCK.api.txt", "otherhost", "PRIVATE.txt"}
+var sbProtected = []string{"locked", "scoped/api", "scoped/LOCK.api.txt", "otherhost", "PRIVATE.txt", "soft/LOCK.txt"}
 
 func TestSandboxRefusesEveryWayOfWritingIntoALockedArea(t *testing.T) {
 	sbNeedLandlock(t)
-	tr := sbNewTree(t)
+	sbModes(t, testSandboxRefusesEveryWayOfWritingIntoALockedArea)
+}
+
+func testSandboxRefusesEveryWayOfWritingIntoALockedArea(t *testing.T, tr sbTree) {
 	py := "/usr/bin/python3"
 	if _, err := os.Stat(py); err != nil {
 		py = ""
@@ -164,6 +223,15 @@ func TestSandboxRefusesEveryWayOfWritingIntoALockedArea(t *testing.T) {
 		{"the lock file itself", "echo 'owner: bob' > locked/LOCK.txt"},
 		{"the marker is removed", "rm -f PRIVATE.txt"},
 		{"the marker is overwritten", "echo > PRIVATE.txt"},
+		{"the soft lock's own file is removed", "rm -f soft/LOCK.txt"},
+	}
+	if !tr.landlock {
+		// What Landlock alone cannot refuse (the README's limits).
+		cases = append(cases, []struct{ name, script string }{
+			{"a lock file's time is changed", "touch -d 2000-01-01 locked/LOCK.txt"},
+			{"a file's mode is changed", "chmod 600 locked/data.txt"},
+			{"a file's time is changed", "touch -d 2000-01-01 locked/data.txt"},
+		}...)
 	}
 	if py != "" {
 		cases = append(cases,
@@ -176,13 +244,16 @@ func TestSandboxRefusesEveryWayOfWritingIntoALockedArea(t *testing.T) {
 	} else {
 		t.Log("no /usr/bin/python3: the python cases are not run")
 	}
-	before := tr.snapshot(t, sbProtected...)
+	before, mtimes := tr.snapshot(t, sbProtected...), tr.times(t, sbProtected...)
 	require.NotEmpty(t, before["locked/data.txt"])
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := tr.sh(t, tc.script)
 			assert.NotEqual(t, 0, code, "the sandbox let it through: %s", stderr)
 			assert.Equal(t, before, tr.snapshot(t, sbProtected...), stderr)
+			if !tr.landlock {
+				assert.Equal(t, mtimes, tr.times(t, sbProtected...), stderr)
+			}
 			assert.Contains(t, stderr, "guard sandbox: /bin/sh exited with status ")
 		})
 	}
@@ -190,7 +261,10 @@ func TestSandboxRefusesEveryWayOfWritingIntoALockedArea(t *testing.T) {
 
 func TestSandboxRefusesABackgroundProcessThatOutlivesIt(t *testing.T) {
 	sbNeedLandlock(t)
-	tr := sbNewTree(t)
+	sbModes(t, testSandboxRefusesABackgroundProcessThatOutlivesIt)
+}
+
+func testSandboxRefusesABackgroundProcessThatOutlivesIt(t *testing.T, tr sbTree) {
 	before := tr.snapshot(t, sbProtected...)
 	rc := filepath.Join(tr.proj, "free", "bg.rc")
 	_, stderr, code := tr.sh(t, "(sleep 0.3; echo pwned > locked/data.txt; echo $? > free/bg.rc) </dev/null >/dev/null 2>&1 &")
@@ -209,14 +283,17 @@ func TestSandboxRefusesABackgroundProcessThatOutlivesIt(t *testing.T) {
 
 func TestSandboxLetsWritesOutsideLockedAreasThrough(t *testing.T) {
 	sbNeedLandlock(t)
-	tr := sbNewTree(t)
+	sbModes(t, testSandboxLetsWritesOutsideLockedAreasThrough)
+}
+
+func testSandboxLetsWritesOutsideLockedAreasThrough(t *testing.T, tr sbTree) {
 	script := strings.Join([]string{
 		"set -e",
 		"cat locked/data.txt locked/LOCK.txt >/dev/null", // reading stays allowed
 		"ls locked/sub >/dev/null",
 		"echo new > free/new.txt && mkdir free/d && mv free/new.txt free/d/ && rm free/x.txt",
 		"ln -s d free/link && ln free/d/new.txt free/hard.txt",
-		"echo s > soft/new.txt && echo more >> soft/s.txt",                   // soft lock: warns only
+		"echo more >> soft/s.txt",                                            // soft lock: warns only
 		"echo m > mine/new.txt && rm mine/LOCK.txt",                          // the caller's own lock
 		"echo t > team/new.txt && echo claim >> team/LOCK.team.box1.txt",     // a team lock of this host
 		"echo e > expired/new.txt && rm expired/LOCK.txt",                    // an expired lock stops nobody
@@ -232,7 +309,7 @@ func TestSandboxLetsWritesOutsideLockedAreasThrough(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "done\n", stdout)
 	assert.Equal(t, "new\n", ctRead(t, filepath.Join(tr.proj, "free", "d", "new.txt")))
-	assert.Equal(t, "s\n", ctRead(t, filepath.Join(tr.proj, "soft", "new.txt")))
+	assert.Equal(t, "s\nmore\n", ctRead(t, filepath.Join(tr.proj, "soft", "s.txt")))
 	assert.Equal(t, "readme\nmore\n", ctRead(t, filepath.Join(tr.proj, "README.md")))
 	assert.NoFileExists(t, filepath.Join(tr.proj, "mine", "LOCK.txt"))
 	assert.Contains(t, stderr, "soft lock")
@@ -245,7 +322,10 @@ func TestSandboxKeepsSocketsWorking(t *testing.T) {
 	if _, err := os.Stat(py); err != nil {
 		t.Skip("no /usr/bin/python3 to open a unix socket with")
 	}
-	tr := sbNewTree(t)
+	sbModes(t, func(t *testing.T, tr sbTree) { testSandboxKeepsSocketsWorking(t, tr, py) })
+}
+
+func testSandboxKeepsSocketsWorking(t *testing.T, tr sbTree, py string) {
 	script := py + ` -c "
 import os, socket
 p = os.path.join(os.environ['TMPDIR'], 's.sock')
@@ -261,13 +341,17 @@ conn, _ = srv.accept(); cli.sendall(b'ping'); print(conn.recv(4).decode())
 func TestSandboxRefusesCreatingDirectlyInAFolderThatHoldsALockedArea(t *testing.T) {
 	sbNeedLandlock(t)
 	tr := sbNewTree(t)
-	// The README's first limit: the project folder holds locked/, so a new entry
-	// cannot be created in it, and an existing one cannot be replaced by a rename.
+	tr.landlock = true
+	// The README's first limit of Landlock alone: the project folder holds locked/,
+	// so a new entry cannot be created in it, and an existing one cannot be replaced
+	// by a rename. (The exact sandbox has no such limit: TestExactSandbox...)
 	_, stderr, code := tr.sh(t, "echo x > new-at-root.txt")
+	assert.Equal(t, 1, strings.Count(stderr, "guard sandbox: note: no exact sandbox here ("+sandbox.NamespacesVar+"=0 turns it off); Landlock alone enforces it: "+
+		"nothing can be created, removed or renamed directly in a folder that holds a read-only area, and chmod, chown, utime and extended attributes of what is in an area are not refused\n"), stderr)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "new-at-root.txt: Permission denied")
 	assert.Contains(t, stderr, "  nothing could be created, removed or renamed directly in (existing files there stayed writable): ")
-	assert.Contains(t, stderr, ", "+tr.proj+", "+filepath.Join(tr.proj, "scoped")+"\n")
+	assert.Contains(t, stderr, ", "+tr.proj+", "+filepath.Join(tr.proj, "scoped")+", "+filepath.Join(tr.proj, "soft")+"\n")
 	assert.NoFileExists(t, filepath.Join(tr.proj, "new-at-root.txt"))
 	_, stderr, code = tr.sh(t, "mv free/x.txt README.md")
 	assert.Equal(t, 1, code)
@@ -277,7 +361,10 @@ func TestSandboxRefusesCreatingDirectlyInAFolderThatHoldsALockedArea(t *testing.
 
 func TestSandboxPassesExitCodesThrough(t *testing.T) {
 	sbNeedLandlock(t)
-	tr := sbNewTree(t)
+	sbModes(t, testSandboxPassesExitCodesThrough)
+}
+
+func testSandboxPassesExitCodesThrough(t *testing.T, tr sbTree) {
 	for _, tc := range []struct {
 		script string
 		code   int
@@ -300,7 +387,10 @@ func TestSandboxPassesExitCodesThrough(t *testing.T) {
 
 func TestSandboxAllowExemptsAPathDeliberately(t *testing.T) {
 	sbNeedLandlock(t)
-	tr := sbNewTree(t)
+	sbModes(t, testSandboxAllowExemptsAPathDeliberately)
+}
+
+func testSandboxAllowExemptsAPathDeliberately(t *testing.T, tr sbTree) {
 	_, stderr, code := tr.sh(t, "echo ok > locked/sub/deep.txt && echo new > locked/sub/new.txt", "--allow", "locked/sub")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "ok\n", ctRead(t, filepath.Join(tr.proj, "locked", "sub", "deep.txt")))
@@ -309,12 +399,15 @@ func TestSandboxAllowExemptsAPathDeliberately(t *testing.T) {
 	assert.Equal(t, "orig\n", ctRead(t, filepath.Join(tr.proj, "locked", "data.txt")))
 	_, stderr, code = tr.sh(t, "true", "--allow", "locked/missing")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "locked/missing: it lies in a read-only area and a rule needs it to exist")
+	assert.Contains(t, stderr, "locked/missing: it lies in a read-only area and must exist to be exempted")
 }
 
 func TestSandboxOwnerFlagMakesTheCallerTheHolder(t *testing.T) {
 	sbNeedLandlock(t)
-	tr := sbNewTree(t)
+	sbModes(t, testSandboxOwnerFlagMakesTheCallerTheHolder)
+}
+
+func testSandboxOwnerFlagMakesTheCallerTheHolder(t *testing.T, tr sbTree) {
 	_, stderr, code := tr.sh(t, "echo alice > locked/data.txt", "--owner", "alice")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "alice\n", ctRead(t, filepath.Join(tr.proj, "locked", "data.txt")))
@@ -379,14 +472,21 @@ func TestSandboxedGoTestOfARealProjectPasses(t *testing.T) {
 
 func TestRunSandboxConfinesTheHolderToItsOwnAndFreeAreas(t *testing.T) {
 	sbNeedLandlock(t)
-	tr := sbNewTree(t)
+	sbModes(t, testRunSandboxConfinesTheHolderToItsOwnAndFreeAreas)
+}
+
+func testRunSandboxConfinesTheHolderToItsOwnAndFreeAreas(t *testing.T, tr sbTree) {
 	env := tr.env("GUARD_OWNER=carol")
 	script := "echo held > free/held.txt && echo lease > free/LOCK.txt.probe && rm free/LOCK.txt.probe && " +
 		"echo pwned > locked/data.txt; echo \"rc=$?\"; exit 7"
 	stdout, stderr, code := sbRun(t, tr.proj, env, "run", "--sandbox", "free", "--", "/bin/sh", "-c", script)
 	assert.Equal(t, 7, code, stderr)
 	assert.Equal(t, "rc=2\n", stdout)
-	assert.Contains(t, stderr, "locked/data.txt: Permission denied")
+	if tr.landlock {
+		assert.Contains(t, stderr, "locked/data.txt: Permission denied")
+	} else {
+		assert.Contains(t, stderr, "locked/data.txt: Read-only file system")
+	}
 	assert.Equal(t, "held\n", ctRead(t, filepath.Join(tr.proj, "free", "held.txt")))
 	assert.Equal(t, "orig\n", ctRead(t, filepath.Join(tr.proj, "locked", "data.txt")))
 	assert.NoFileExists(t, filepath.Join(tr.proj, "free", "LOCK.txt"), "guard run released its lock")

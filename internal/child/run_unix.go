@@ -30,6 +30,8 @@ var forwarded = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, sys
 // the terminal already reaches both (they share the foreground process group), so
 // those two are only passed on when guard is not in the terminal's foreground group.
 // If guard itself is killed, the command is killed too, as if guard had exec'd it.
+// cmd's own SysProcAttr (namespaces, say) is kept; Run only adds the parent-death
+// signal.
 func Run(cmd *exec.Cmd) (int, error) {
 	typed := inForeground()
 	sigs := make(chan os.Signal, 8)
@@ -38,7 +40,9 @@ func Run(cmd *exec.Cmd) (int, error) {
 	// The parent-death signal belongs to the thread that started the child.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
 	DieWithParent(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
 		return 0, err
