@@ -17,7 +17,7 @@ import (
 // --sandbox`. The fake model asks for a program guard cannot read (python) that
 // writes into alice's locked folder and into a free one: the hook rewrites it to run
 // under guard sandbox, Claude Code runs the rewritten command, and the kernel refuses
-// the locked write (EACCES) while the free one lands. A project allow rule names the
+// the locked write (EROFS in the exact sandbox, EACCES under Landlock alone) while the free one lands. A project allow rule names the
 // original, so the hook answers allow and no prompt is needed; a command no rule names
 // is answered ask, which `claude -p` cannot put to anyone, so it does not run; a
 // plain write into the locked folder is still denied by the hook itself.
@@ -59,7 +59,7 @@ for p in sys.argv[1:]:
 	results := s.ToolResults()
 	require.Len(t, results, 3, diag)
 	// The rewritten command ran: the kernel refused the write into alice's folder.
-	assert.Contains(t, results[0], "locked/new.txt EACCES", diag)
+	assert.Contains(t, results[0], "locked/new.txt "+sbDenied(), diag)
 	assert.Contains(t, results[0], "free/new.txt written", diag)
 	assert.NoFileExists(t, filepath.Join(repo, "locked", "new.txt"), diag)
 	assert.Equal(t, "agent\n", ctRead(t, filepath.Join(repo, "free", "new.txt")))
