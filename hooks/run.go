@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -44,16 +43,23 @@ type session struct {
 	policy *guard.Policy
 	// workers are the policies of a parallel check (the first is policy).
 	workers []*guard.Policy
+	// mirrors are the repository's own working trees when git works in another one
+	// for this command (`git --work-tree=DIR`, GIT_WORK_TREE): a path is judged in
+	// each of them too, so that a lock in the repository's working tree cannot be
+	// stepped round by committing or pushing from a folder that holds no lock file.
+	mirrors []string
 }
 
 func openSession(ctx context.Context, env *guard.Env) (*session, error) {
 	g := gitrun.New(env.Dir, env.Env)
 	repo, ok := hookRepo(env)
+	var mirrors []string
 	if !ok {
 		var err error
 		if repo, err = gitrun.OpenRepo(ctx, g); err != nil {
 			return nil, err
 		}
+		mirrors = foreignTreeMirrors(repo)
 	}
 	root := repo.Top
 	if root == "" {
@@ -64,7 +70,41 @@ func openSession(ctx context.Context, env *guard.Env) (*session, error) {
 		return nil, err
 	}
 	id := subject.Identity
-	return &session{env: env, git: g, repo: repo, id: id, policy: guard.NewPolicy(env, id)}, nil
+	return &session{env: env, git: g, repo: repo, id: id, policy: guard.NewPolicy(env, id), mirrors: mirrors}, nil
+}
+
+// foreignTreeMirrors returns the repository's registered working trees when the one git
+// works in (repo.Top) is not among them, nil otherwise.
+func foreignTreeMirrors(repo gitrun.Repo) []string {
+	if repo.Top == "" {
+		return nil
+	}
+	trees := gitrun.RegisteredTrees(repo.CommonDir)
+	top := realDir(repo.Top)
+	for _, t := range trees {
+		if realDir(t) == top {
+			return nil
+		}
+	}
+	return trees
+}
+
+// realDir is dir with its symbolic links resolved (dir itself when that fails), to
+// compare the working tree git reports with the ones its files name.
+func realDir(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return filepath.Clean(dir)
+}
+
+// mirrorNote explains a refusal that came from a mirrored working tree.
+func (s *session) mirrorNote() string {
+	if len(s.mirrors) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("git works in %s for this command, which is not one of the repository's working trees (%s); its paths are judged there too, where the repository's locks are",
+		s.root(), strings.Join(s.mirrors, ", "))
 }
 
 // root is the directory repository-wide operations (a deletion, a tag) are checked at.
@@ -75,11 +115,17 @@ func (s *session) root() string {
 	return s.repo.CommonDir
 }
 
-// abs turns git's top-level-relative, slash-separated paths into absolute ones.
+// abs turns git's top-level-relative, slash-separated paths into absolute ones: under
+// the working tree, and under each of the mirrors.
 func (s *session) abs(rel []string) []string {
-	out := make([]string, 0, len(rel))
+	out := make([]string, 0, len(rel)*(1+len(s.mirrors)))
 	for _, p := range rel {
 		out = append(out, joinGitPath(s.root(), p))
+	}
+	for _, m := range s.mirrors {
+		for _, p := range rel {
+			out = append(out, joinGitPath(m, p))
+		}
 	}
 	return out
 }
@@ -241,18 +287,29 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 // to read (GIT_INDEX_FILE). When that holds and the working directory has its .git,
 // the top level is known without asking git, which saves a process on every commit.
 // Only Top is filled in; the git directories are asked for when a bypass needs them.
+//
+// git exports GIT_WORK_TREE (as ".") for `git --work-tree=DIR` and GIT_DIR for
+// `--git-dir` and in linked worktrees: a work tree or git directory other than the
+// working directory's own is git's answer, asked of git itself (OpenRepo), never
+// guessed from the folder the hook runs in.
 func hookRepo(env *guard.Env) (gitrun.Repo, bool) {
 	if env.Env("GIT_EXEC_PATH") == "" && env.Env("GIT_INDEX_FILE") == "" {
 		return gitrun.Repo{}, false
 	}
-	if wt := env.Env("GIT_WORK_TREE"); wt != "" && filepath.Clean(wt) != filepath.Clean(env.Dir) {
+	if env.Env("GIT_WORK_TREE") != "" || !filepath.IsAbs(env.Dir) {
 		return gitrun.Repo{}, false
 	}
-	if !filepath.IsAbs(env.Dir) {
+	own := gitrun.GitDirOf(env.Dir)
+	if own == "" {
 		return gitrun.Repo{}, false
 	}
-	if _, err := os.Lstat(filepath.Join(env.Dir, ".git")); err != nil {
-		return gitrun.Repo{}, false
+	if gd := env.Env("GIT_DIR"); gd != "" {
+		if !filepath.IsAbs(gd) {
+			gd = filepath.Join(env.Dir, gd)
+		}
+		if realDir(gd) != realDir(own) {
+			return gitrun.Repo{}, false
+		}
 	}
 	return gitrun.Repo{Top: filepath.Clean(env.Dir)}, true
 }
@@ -352,23 +409,33 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		warnings []string
 		err      error
 	}
-	rootc := make(chan string, 1)
+	type where struct {
+		root    string
+		mirrors []string
+	}
+	rootc := make(chan where, 1)
 	batches := make(chan []string, 64)
 	done := make(chan staged, 1)
 	go func() {
 		var st staged
-		root, known := "", false
+		var at where
+		known := false
 		var folders []string // reused from batch to batch
 		st.err = recovered(func() error {
 			return StreamStagedChanges(ctx, gitrun.New(env.Dir, env.Env), func(batch []Change) error {
 				if !known {
-					root, known = <-rootc, true
+					at, known = <-rootc, true
 				}
-				if root == "" {
+				if at.root == "" {
 					return nil // no session: the error is the hook's answer
 				}
 				var paths []string
-				paths, folders = joinGitPaths(root, batch, folders[:0])
+				paths, folders = joinGitPaths(at.root, batch, folders[:0])
+				for _, m := range at.mirrors {
+					var more []string
+					more, folders = joinGitPaths(m, batch, folders)
+					paths = append(paths, more...)
+				}
 				st.chunks = append(st.chunks, paths)
 				st.n += len(paths)
 				for i, c := range batch {
@@ -391,11 +458,11 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	}()
 	s, err := openSession(ctx, env)
 	if err != nil {
-		rootc <- ""
+		rootc <- where{}
 		<-done
 		return err
 	}
-	rootc <- s.root()
+	rootc <- where{s.root(), s.mirrors}
 	ops := []string{guard.OpCommit}
 	dec, cerr := s.policy.CheckStream(guard.Request{Ops: ops, RepoRoot: s.root(),
 		Fence: s.env.Env("LOCK_FENCE"), FenceFile: s.env.Env("LOCK_FENCE_FILE")}, batches)
@@ -416,7 +483,11 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		dec.Allowed = false
 	}
 	dec.Warnings = append(dec.Warnings, st.warnings...)
-	o.checks = append(o.checks, check{what: "staged changes", ops: ops, paths: paths, dec: dec})
+	c := check{what: "staged changes", ops: ops, paths: paths, dec: dec}
+	if !dec.Allowed {
+		c.note = s.mirrorNote()
+	}
+	o.checks = append(o.checks, c)
 	return nil
 }
 

@@ -82,8 +82,26 @@ func WorkingTrees(top string) []string {
 	if common == "" {
 		return nil
 	}
-	trees := []string{top}
-	seen := map[string]bool{filepath.Clean(top): true}
+	return append([]string{top}, registeredTrees(common, top)...)
+}
+
+// GitDirOf returns the git directory of the working tree at top (top/.git, or where a
+// .git file points), or "" when top holds no .git. It starts no git process.
+func GitDirOf(top string) string { return gitDirOf(top) }
+
+// RegisteredTrees returns the working trees the repository whose common git directory
+// is common knows of: its main working tree (unless it is bare) and each linked
+// worktree. A working tree given to git for one command (`git --work-tree=DIR`,
+// GIT_WORK_TREE) is not among them.
+func RegisteredTrees(common string) []string { return registeredTrees(common, "") }
+
+// registeredTrees lists the repository's working trees other than skip.
+func registeredTrees(common, skip string) []string {
+	var trees []string
+	seen := map[string]bool{}
+	if skip != "" {
+		seen[filepath.Clean(skip)] = true
+	}
 	add := func(t string) {
 		t = filepath.Clean(t)
 		if seen[t] {
