@@ -85,6 +85,11 @@ func runExact(o Options, plan *ExactPlan, path string, argv, environ []string, a
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		// A uid other than 0 loses at exec the capabilities the new namespace gave
+		// it: the two the child needs to mount and then give them up are kept as
+		// ambient ones across the exec of guard's binary (dropCapabilities clears
+		// them before COMMAND).
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP},
 	}
 	code, runErr := child.Run(cmd)
 	statusW.Close()

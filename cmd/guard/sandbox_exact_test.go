@@ -259,3 +259,44 @@ func TestSandboxKeepsGuardsHooksAndTheAgentsSettings(t *testing.T) {
 		assert.Equal(t, 0, code, stderr)
 	})
 }
+
+// The exact sandbox as most people run it: as an ordinary user, who has no
+// capability outside and keeps its own uid inside (nobody becomes root). The test
+// runs as root and becomes nobody (65534) for guard.
+func TestExactSandboxAsAnOrdinaryUser(t *testing.T) {
+	sbNeedLandlock(t)
+	sbNeedExact(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to become another user")
+	}
+	tr := sbNewTree(t)
+	const nobody = 65534
+	bin := filepath.Join(tr.base, "guard")
+	b, err := os.ReadFile(guardBin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, b, 0o755))
+	for _, d := range []string{filepath.Dir(tr.base), tr.base} {
+		require.NoError(t, os.Chmod(d, 0o755))
+	}
+	require.NoError(t, filepath.WalkDir(tr.base, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, nobody, nobody)
+	}))
+	cmd := exec.Command(bin, "sandbox", "--", "/bin/sh", "-c", "id -u; echo $GUARD_SANDBOX_MODE; grep CapEff /proc/self/status; "+
+		"echo pwned > locked/data.txt; touch -d 2000-01-01 locked/LOCK.txt; mv locked l2; echo new > new-at-root.txt && echo made")
+	cmd.Dir = tr.proj
+	cmd.Env = tr.env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Run(), errb.String())
+	assert.Equal(t, "65534\nexact\nCapEff:\t0000000000000000\nmade\n", out.String())
+	stderr := errb.String()
+	assert.Contains(t, stderr, "locked/data.txt: Read-only file system")
+	assert.Contains(t, stderr, "locked/LOCK.txt': Read-only file system")
+	assert.Contains(t, stderr, "cannot move 'locked' to 'l2': Device or resource busy")
+	assert.Equal(t, "orig\n", ctRead(t, filepath.Join(tr.proj, "locked", "data.txt")))
+	assert.Equal(t, "new\n", ctRead(t, filepath.Join(tr.proj, "new-at-root.txt")))
+}
