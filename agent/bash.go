@@ -40,6 +40,12 @@ type Effect struct {
 	// Descend is set when the operation reaches into a folder's whole subtree
 	// (rm -r, mv, chmod -R, git checkout): locks inside the folder count too.
 	Descend bool
+	// SkipsHooks marks a git commit made without guard's pre-commit hook (--no-verify,
+	// -n, core.hooksPath set elsewhere): the hook judges what it commits instead, read
+	// from the index of the repository at Path (commitPaths). AllChanges adds the
+	// changes of the working tree (commit -a, commit PATHS, or files staged earlier in
+	// the same command).
+	SkipsHooks, AllChanges bool
 }
 
 // ClassifyFunc tells which publication operation a command (program first) performs
@@ -103,6 +109,10 @@ type analyzer struct {
 	links map[string]string
 	// physical is set -P: cd resolves its operand as the kernel does.
 	physical bool
+	// gitHooksOff is set once the command set core.hooksPath (git config): commits
+	// after it skip guard's hook. gitStaged is set once it staged files (git add):
+	// a commit after it takes them, though the index does not hold them yet.
+	gitHooksOff, gitStaged bool
 }
 
 // unknownLink is the target of a link whose target guard does not know.

@@ -299,6 +299,9 @@ func (d *decider) shell() {
 				d.publication(e)
 			default:
 				paths = appendNew(paths, e.Path)
+				if e.SkipsHooks {
+					paths = append(paths, d.hookless(e)...)
+				}
 			}
 		}
 		d.locks([]string{op}, paths, false, op)

@@ -20,6 +20,8 @@ func FuzzNeverAllowsWhatItCannotReadNearALock(f *testing.F) {
 		"cd -P plink/.. && echo > a", "set -o physical; cd plink/..; rm a", "CDPATH=/x:: cd y; rm z",
 		"HOME=$X cd; rm y", "ln -s plink/../.. l && rm -rf l/x", "ln -sfn -t d a b c; touch d/a/x",
 		"ln -s l l; echo > l/../x", "rm plink/../*/a", "export CDPATH=; cd -LP ~/x",
+		"git -c core.pager=x log", "git --config-env=a=B -C locked commit -qnm x", "git config -f a set b c",
+		"git grep -iO x", "GIT_DIR=locked/g git init", "git format-patch -o", "git commit -m -n -- a",
 	} {
 		f.Add(s)
 	}

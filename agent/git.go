@@ -1,8 +1,12 @@
 package agent
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // gitReads are git subcommands that change no file of the working tree (they may
@@ -16,14 +20,33 @@ var gitReads = setOf(
 	"check-attr", "check-ref-format", "cherry", "range-diff", "format-patch", "bundle", "notes",
 	"update-index", "update-ref", "symbolic-ref", "write-tree", "commit-tree", "hash-object",
 	"mktree", "annotate", "instaweb", "request-pull", "sparse-checkout", "maintenance", "lfs",
-	"credential", "init-db", "stage", "mailinfo", "column", "interpret-trailers", "rerere",
+	"credential", "stage", "mailinfo", "column", "interpret-trailers", "rerere",
 )
 
 // git reads the subcommands that change the working tree or the repository's
-// published state.
+// published state, and the options that make a reading subcommand write a file or run
+// a program (CONTRACT.md section 4: judged by what they write or run).
 func (c *command) git(args []shellWord) {
 	a := c.a
 	cwd := c.cwd
+	var gitDir *shellWord
+	var codeBy []string // the options and variables that make git run a program
+	hooksOff := a.gitHooksOff
+	for _, name := range gitCodeVars {
+		if c.assigned(name) {
+			codeBy = append(codeBy, name)
+			if name == "GIT_CONFIG_PARAMETERS" || name == "GIT_CONFIG_COUNT" {
+				hooksOff = true // may set core.hooksPath
+			}
+		}
+	}
+	if c.assigned("GIT_DIR") {
+		if v, ok := c.env("GIT_DIR"); ok {
+			gitDir = &shellWord{Text: v, GlobAt: -1}
+		} else {
+			gitDir = &shellWord{Text: "$GIT_DIR", Dynamic: true, GlobAt: -1}
+		}
+	}
 	// Global options before the subcommand; -C and --work-tree change the directory.
 	for len(args) > 0 && strings.HasPrefix(args[0].Text, "-") {
 		switch t := args[0].Text; {
@@ -44,7 +67,43 @@ func (c *command) git(args []shellWord) {
 			}
 			args = args[n:]
 			continue
-		case t == "-c" || t == "--git-dir" || t == "--namespace" || t == "--exec-path" || t == "--super-prefix" || t == "--config-env":
+		case t == "-c" || t == "--config-env" || strings.HasPrefix(t, "--config-env="):
+			var kv shellWord
+			switch {
+			case strings.HasPrefix(t, "--config-env="):
+				kv, args = trimWord(args[0], len("--config-env="), t[len("--config-env="):]), args[1:]
+			case len(args) < 2:
+				return
+			default:
+				kv, args = args[1], args[2:]
+			}
+			key, _, _ := strings.Cut(kv.Text, "=")
+			if kv.Dynamic {
+				key = "" // only known when it runs: any key
+			}
+			if !gitHarmlessKey(key) {
+				codeBy = append(codeBy, "-c "+kv.Text)
+			}
+			if key == "" || strings.EqualFold(key, "core.hooksPath") {
+				hooksOff = true
+			}
+			continue
+		case t == "--git-dir" || strings.HasPrefix(t, "--git-dir="):
+			if t == "--git-dir" {
+				if len(args) < 2 {
+					return
+				}
+				w := args[1]
+				gitDir, args = &w, args[2:]
+			} else {
+				w := trimWord(args[0], len("--git-dir="), t[len("--git-dir="):])
+				gitDir, args = &w, args[1:]
+			}
+			continue
+		case strings.HasPrefix(t, "--exec-path="):
+			// git runs its subcommands from there.
+			codeBy = append(codeBy, t)
+		case t == "--namespace" || t == "--super-prefix":
 			if len(args) < 2 {
 				return
 			}
@@ -64,6 +123,19 @@ func (c *command) git(args []shellWord) {
 	c.cwd = cwd
 	defer func() { c.cwd = save }()
 	sub, rest := args[0].Text, args[1:]
+	if len(codeBy) > 0 {
+		a.unknown(quoteCmd(c.text) + " makes git run a program guard does not read (" + strings.Join(codeBy, ", ") + ")")
+	}
+	if gitDir != nil && !gitPureReads[sub] {
+		// The repository's own files are written there (objects, refs, the index): in
+		// another folder than the working tree's own .git, that folder is judged. It
+		// is relative to where git starts, not to -C or --work-tree.
+		p, ok := a.resolve(*gitDir, save)
+		if top := gitrun.RepoTop(cwd); !ok || p != filepath.Join(save, ".git") && (top == "" || p != filepath.Join(top, ".git")) {
+			a.target(*gitDir, save, OpEdit, c.text)
+		}
+	}
+	c.gitWritingOptions(sub, rest)
 	whole := func() { a.effect(Effect{Op: OpEdit, Path: cwd, Command: c.text, Descend: true}) }
 	if sub == "submodule" && len(rest) > 0 && rest[0].Text == "foreach" {
 		a.unknown(quoteCmd(c.text) + " runs a command in every submodule")
@@ -71,7 +143,12 @@ func (c *command) git(args []shellWord) {
 	}
 	switch sub {
 	case "commit":
-		a.effect(Effect{Op: OpCommit, Path: cwd, Command: c.text})
+		e := Effect{Op: OpCommit, Path: cwd, Command: c.text}
+		if hooksOff || commitSkipsHooks(rest) {
+			e.SkipsHooks = true
+			e.AllChanges = a.gitStaged || commitTakesWorkTree(rest)
+		}
+		a.effect(e)
 	case "push":
 		a.effect(Effect{Op: OpPush, Path: cwd, Command: c.text})
 		// Pushing a tag is also a release-tag operation (CONTRACT.md section 2); the
@@ -82,7 +159,12 @@ func (c *command) git(args []shellWord) {
 				break
 			}
 		}
+	case "add", "stage":
+		if !hasFlag(rest, "-n", "--dry-run") {
+			a.gitStaged = true
+		}
 	case "rm", "mv":
+		a.gitStaged = true
 		for _, w := range operands(rest, "") {
 			a.deepTarget(w, cwd, c.text)
 		}
@@ -91,6 +173,10 @@ func (c *command) git(args []shellWord) {
 		// These rewrite files of the working tree; with explicit paths after -- only
 		// those, otherwise the tree the command runs in. Forms that only touch the
 		// index, refs or nothing at all are left alone.
+		if sub == "bisect" && len(rest) > 0 && rest[0].Text == "run" || sub == "rebase" && hasFlag(rest, "-x", "--exec") ||
+			sub == "filter-branch" && hasFlag(rest, "--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter") {
+			a.unknown(quoteCmd(c.text) + " runs a command guard does not read")
+		}
 		if !gitTouchesTree(sub, rest) {
 			return
 		}
@@ -98,6 +184,12 @@ func (c *command) git(args []shellWord) {
 			for _, w := range rest[i+1:] {
 				a.deepTarget(w, cwd, c.text)
 			}
+			return
+		}
+		whole()
+	case "sparse-checkout":
+		// set, add, reapply, init and disable rewrite which files the tree holds.
+		if len(rest) > 0 && (rest[0].Text == "list" || rest[0].Text == "check-rules") {
 			return
 		}
 		whole()
@@ -119,7 +211,17 @@ func (c *command) git(args []shellWord) {
 			f := f
 			c.patchFrom(&f, strip)
 		}
+		// Renames, copies, --directory, --include and quoted or binary names change
+		// which files a patch writes in ways guard does not follow: near a lock it
+		// asks (its own reading above still refuses what it sees in a locked area).
+		a.cannot(quoteCmd(c.text) + " writes the files its patch names, which guard reads only in part (renames, --directory, quoted names)")
 	case "clone":
+		for _, w := range optionValues(rest, "", "", []string{"--separate-git-dir"}) {
+			a.deepTarget(w, cwd, c.text)
+		}
+		if hasFlag(rest, "--template", "-u", "--upload-pack") {
+			a.unknown(quoteCmd(c.text) + " makes git run a program guard does not read (a template's hooks or --upload-pack)")
+		}
 		ops := operands(dropLongValues(rest, "--depth", "--branch", "--origin", "--template", "--reference",
 			"--reference-if-able", "--separate-git-dir", "--config", "--filter", "--jobs", "--shallow-since",
 			"--shallow-exclude", "--upload-pack", "--server-option", "--bundle-uri", "--revision"), "objucs")
@@ -131,12 +233,21 @@ func (c *command) git(args []shellWord) {
 			name := strings.TrimSuffix(filepath.Base(strings.TrimRight(strings.ReplaceAll(ops[0].Text, ":", "/"), "/")), ".git")
 			a.deepTarget(shellWord{Text: name, Dynamic: ops[0].Dynamic, GlobAt: -1, pattern: patternQuote(name)}, cwd, c.text)
 		}
-	case "init":
+	case "init", "init-db":
+		for _, w := range optionValues(rest, "", "", []string{"--separate-git-dir"}) {
+			a.target(w, cwd, OpEdit, c.text)
+		}
+		if hasFlag(rest, "--template") {
+			a.unknown(quoteCmd(c.text) + " installs a template's hooks, programs guard does not read")
+		}
+		rest = dropLongValues(rest, "--template", "--separate-git-dir", "--object-format", "--ref-format", "--initial-branch", "--shared")
 		if ops := operands(rest, "b"); len(ops) > 0 {
 			a.target(ops[0], cwd, OpEdit, c.text)
-		} else {
+		} else if gitDir == nil {
 			a.target(shellWord{Text: ".", GlobAt: -1, pattern: "."}, cwd, OpEdit, c.text)
 		}
+	case "config":
+		c.gitConfig(rest)
 	case "worktree":
 		if len(rest) == 0 {
 			return
@@ -166,9 +277,8 @@ func (c *command) git(args []shellWord) {
 		paths := operands(rest, "")
 		base := cwd
 		if prefix != "" {
-			base = filepath.Join(cwd, prefix)
-			if filepath.IsAbs(prefix) {
-				base = filepath.Clean(prefix)
+			if p, ok := a.resolvePath(prefix, cwd); ok {
+				base = p
 			}
 		}
 		if hasFlag(rest, "-a", "--all") || len(paths) == 0 {
@@ -182,11 +292,301 @@ func (c *command) git(args []shellWord) {
 		for _, w := range optionValues(rest, "o", "o", []string{"--output"}) {
 			a.target(w, cwd, OpEdit, c.text)
 		}
+	case "bundle":
+		if len(rest) > 1 && rest[0].Text == "create" {
+			if ops := operands(rest[1:], ""); len(ops) > 0 {
+				a.target(ops[0], cwd, OpEdit, c.text)
+			}
+		}
+	case "format-patch":
+		switch dirs := optionValues(rest, "o", "o", []string{"--output-directory"}); {
+		case len(dirs) > 0:
+			for _, w := range dirs {
+				a.target(w, cwd, OpEdit, c.text)
+			}
+		case !hasFlag(rest, "--stdout") && len(optionValues(rest, "", "", []string{"--output"})) == 0:
+			c.inCwd() // 0001-*.patch in the current folder
+		}
+	case "grep":
+		if gitGrepPager(rest) {
+			a.unknown(quoteCmd(c.text) + " opens the files it finds in a program guard does not read (-O)")
+		}
+	case "instaweb":
+		a.unknown(quoteCmd(c.text) + " starts a web server guard does not read")
 	default:
 		if !gitReads[sub] {
 			a.unknown(quoteCmd(c.text) + " is a git command guard does not know (an alias or an extension)")
 		}
 	}
+}
+
+// gitCodeVars are the variables that make git run a program (or read a configuration
+// that may name one) when a command sets them.
+var gitCodeVars = []string{
+	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+	"GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND",
+	"GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR",
+}
+
+// assigned reports whether the command sets variable name: as its own prefix
+// (NAME=value git ...), or earlier in the command line (export NAME=...).
+func (c *command) assigned(name string) bool {
+	if _, ok := c.assigns[name]; ok {
+		return true
+	}
+	_, ok := c.a.vars[name]
+	return ok || c.a.unset[name]
+}
+
+// gitPureReads are the subcommands that write nothing into the repository's own files
+// either: --git-dir into a locked folder is judged a write for every other one.
+var gitPureReads = setOf(
+	"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "ls-remote", "grep", "blame",
+	"describe", "shortlog", "cat-file", "for-each-ref", "whatchanged", "help", "version", "rev-list",
+	"name-rev", "show-ref", "show-branch", "merge-base", "diff-tree", "diff-files", "diff-index",
+	"count-objects", "verify-commit", "verify-tag", "var", "check-ignore", "check-attr",
+	"check-ref-format", "cherry", "range-diff", "annotate", "column", "mailinfo",
+)
+
+// gitHarmlessKey reports a configuration key (section.name, any case) that never
+// makes git run a program or write a file of its own choosing: every other key given
+// with -c is judged as code git runs (core.fsmonitor, core.pager, core.sshCommand,
+// alias.X=!cmd, filters, diff drivers, include.path, ...), since a list of the
+// dangerous ones could never be complete.
+func gitHarmlessKey(key string) bool {
+	k := strings.ToLower(key)
+	section, _, _ := strings.Cut(k, ".")
+	switch section {
+	case "user", "author", "committer", "color", "advice", "log", "status", "column", "i18n", "blame", "gc", "maintenance", "pull", "fetch", "push", "rerere", "safe", "transfer", "protocol":
+		return !strings.Contains(k, "hook") && k != "protocol.allow" && !strings.HasPrefix(k, "protocol.ext")
+	}
+	switch k {
+	case "core.quotepath", "core.autocrlf", "core.safecrlf", "core.eol", "core.filemode", "core.ignorecase",
+		"core.abbrev", "core.precomposeunicode", "core.untrackedcache", "core.preloadindex", "core.commentchar",
+		"init.defaultbranch", "commit.gpgsign", "commit.verbose", "commit.cleanup", "tag.gpgsign", "merge.ff",
+		"merge.conflictstyle", "merge.renames", "merge.stat", "diff.noprefix", "diff.renames", "diff.algorithm",
+		"diff.mnemonicprefix", "diff.context", "diff.relative", "diff.colormoved", "rebase.autosquash",
+		"rebase.autostash", "rebase.stat", "http.version", "http.sslverify", "credential.interactive",
+		"feature.manyfiles", "index.version", "pack.threads", "checkout.workers":
+		return true
+	}
+	return false
+}
+
+// commitSkipsHooks reports git commit's --no-verify (or its prefix, or -n alone or in
+// a group of short options before one that takes a value: -anm MSG).
+func commitSkipsHooks(args []shellWord) bool {
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--":
+			return false
+		case strings.HasPrefix(t, "--no-v") && strings.HasPrefix("--no-verify", t):
+			return true
+		case strings.HasPrefix(t, "--"):
+			if !strings.Contains(t, "=") && commitValued[t] {
+				i++
+			}
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			for k := 1; k < len(t); k++ {
+				if t[k] == 'n' {
+					return true
+				}
+				if strings.IndexByte("mFcCt", t[k]) >= 0 {
+					if k+1 == len(t) {
+						i++ // the next word is the value
+					}
+					break
+				}
+				if t[k] == 'S' || t[k] == 'u' {
+					break // an optional value glued to it
+				}
+			}
+		}
+	}
+	return false
+}
+
+// commitValued are git commit's long options whose value may be the next word.
+var commitValued = setOf("--message", "--file", "--reuse-message", "--reedit-message", "--template",
+	"--author", "--date", "--cleanup", "--fixup", "--squash", "--trailer")
+
+// commitTakesWorkTree reports a commit of the working tree's changes, not only of
+// the index: -a (--all), -i/-o with paths, or paths after the options.
+func commitTakesWorkTree(args []shellWord) bool {
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "--":
+			return i+1 < len(args)
+		case t == "--all" || t == "--include" || t == "--only" || strings.HasPrefix(t, "--pathspec-from-file"):
+			return true
+		case strings.HasPrefix(t, "--"):
+			if !strings.Contains(t, "=") && commitValued[t] {
+				i++
+			}
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			for k := 1; k < len(t); k++ {
+				if t[k] == 'a' || t[k] == 'i' || t[k] == 'o' {
+					return true
+				}
+				if strings.IndexByte("mFcCt", t[k]) >= 0 {
+					if k+1 == len(t) {
+						i++ // the next word is the value
+					}
+					break
+				}
+				if t[k] == 'S' || t[k] == 'u' {
+					break // an optional value glued to it
+				}
+			}
+		default:
+			return true // a path
+		}
+	}
+	return false
+}
+
+// gitWritingOptions judges the options that make a (reading) subcommand write a file
+// or run a program: --output (the diff and log family), --upload-pack and
+// --receive-pack (the program run on the other side, which a local path runs here).
+func (c *command) gitWritingOptions(sub string, args []shellWord) {
+	a := c.a
+	if sub != "archive" {
+		for _, w := range optionValues(args, "", "", []string{"--output"}) {
+			a.target(w, c.cwd, OpEdit, c.text)
+		}
+	}
+	for _, w := range args {
+		t := w.Text
+		if t == "--" {
+			break
+		}
+		for _, opt := range []string{"--upload-pack", "--receive-pack", "--exec"} {
+			if t == opt || strings.HasPrefix(t, opt+"=") {
+				a.unknown(quoteCmd(c.text) + " makes git run a program guard does not read (" + opt + ")")
+			}
+		}
+		if (sub == "fetch" || sub == "ls-remote" || sub == "pull" || sub == "clone") && t == "-u" {
+			a.unknown(quoteCmd(c.text) + " makes git run a program guard does not read (-u, --upload-pack)")
+		}
+	}
+}
+
+// gitGrepPager reports git grep's -O (--open-files-in-pager), alone, with its program
+// glued (-Ovim) or last in a group of short options.
+func gitGrepPager(args []shellWord) bool {
+	for _, w := range args {
+		t := w.Text
+		switch {
+		case t == "--":
+			return false
+		case strings.HasPrefix(t, "--open-files-in-pager") || strings.HasPrefix(t, "--open-") && strings.HasPrefix("--open-files-in-pager", t):
+			return true
+		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--"):
+			for k := 1; k < len(t); k++ {
+				if t[k] == 'O' {
+					return true
+				}
+				if strings.IndexByte("eABCfm", t[k]) >= 0 {
+					break // a value follows
+				}
+			}
+		}
+	}
+	return false
+}
+
+// gitConfig reads git config: a write into a file given with -f (--file) is a write
+// of that file; setting a key that names a program (core.fsmonitor, an alias to !cmd)
+// arms git to run it later, outside any sandbox; setting core.hooksPath switches
+// guard's hooks off for the commits after it; --edit runs an editor.
+func (c *command) gitConfig(args []shellWord) {
+	a := c.a
+	files := optionValues(args, "f", "f", []string{"--file"})
+	var ops []shellWord
+	writes := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].Text
+		switch {
+		case t == "-f" || t == "--file" || t == "--blob" || t == "--type" || t == "--default" || t == "--comment" || t == "--value":
+			i++
+		case t == "-e" || t == "--edit":
+			a.unknown(quoteCmd(c.text) + " opens an editor guard does not read")
+			writes = true
+		case t == "--add" || t == "--unset" || t == "--unset-all" || t == "--replace-all" || t == "--rename-section" || t == "--remove-section":
+			writes = true
+		case strings.HasPrefix(t, "-"):
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if len(ops) > 0 {
+		switch ops[0].Text {
+		case "set", "unset", "rename-section", "remove-section", "edit":
+			writes = true
+			if ops[0].Text == "edit" {
+				a.unknown(quoteCmd(c.text) + " opens an editor guard does not read")
+			}
+			ops = ops[1:]
+		case "get", "list":
+			ops = nil
+		default:
+			writes = writes || len(ops) >= 2
+		}
+	}
+	if !writes {
+		return
+	}
+	for _, f := range files {
+		a.target(f, c.cwd, OpEdit, c.text)
+	}
+	if len(ops) == 0 {
+		return
+	}
+	key := ops[0].Text
+	if ops[0].Dynamic {
+		key = ""
+	}
+	if !gitHarmlessKey(key) {
+		a.unknown(quoteCmd(c.text) + " sets " + ops[0].Text + ", which makes git run a program guard does not read")
+	}
+	if key == "" || strings.EqualFold(key, "core.hooksPath") {
+		a.gitHooksOff = true
+	}
+}
+
+// commitPaths lists what a commit in dir made without guard's pre-commit hook takes:
+// the staged paths, and with all also the changes of the working tree, untracked
+// files included (commit -a, commit PATHS, files staged earlier in the same command).
+// Paths are absolute. Git reads the repository with the agent's environment.
+func commitPaths(ctx context.Context, getenv func(string) string, dir string, all bool) ([]string, error) {
+	g := gitrun.New(dir, getenv)
+	top, err := g.Line(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-c", "core.quotePath=false", "diff", "--cached", "--name-only", "-z", "--no-renames",
+		"--no-relative", "--ignore-submodules=none", "--no-ext-diff", "--no-textconv"}
+	if all {
+		args = []string{"-c", "core.quotePath=false", "status", "--porcelain=v1", "-z", "--untracked-files=all",
+			"--no-renames", "--ignore-submodules=none"}
+	}
+	out, err := g.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	gitrun.EachName(out, func(name string) {
+		if all {
+			if len(name) < 4 {
+				return
+			}
+			name = name[3:] // "XY path"
+		}
+		paths = append(paths, filepath.Join(top, filepath.FromSlash(name)))
+	})
+	return paths, nil
 }
 
 // dropLongValues removes the long options of names written with a separate value
@@ -261,4 +661,16 @@ func gitTouchesTree(sub string, args []shellWord) bool {
 		return !(len(args) == 0 || args[0].Text == "status" || args[0].Text == "summary" || args[0].Text == "foreach")
 	}
 	return true
+}
+
+// hookless is what a commit made without guard's pre-commit hook takes (commitPaths),
+// for the policy to judge as the hook would have; a repository whose index cannot be
+// read refuses the commit (fail closed).
+func (d *decider) hookless(e Effect) []string {
+	paths, err := commitPaths(context.Background(), d.env.Env, e.Path, e.AllChanges)
+	if err != nil {
+		d.deny(fmt.Sprintf("guard: %s skips guard's pre-commit hook, and guard cannot read what it would commit: %v (fail closed).\n  what now: commit without --no-verify (or core.hooksPath), so that the hook judges it.", quoteCmd(e.Command), err))
+		return nil
+	}
+	return paths
 }
