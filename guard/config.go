@@ -36,6 +36,9 @@ type Config struct {
 	Resources ResourcesConfig `toml:"resources"`
 	// Backend is the [backend] table (CONTRACT.md section 10); nil without one.
 	Backend *BackendConfig `toml:"backend"`
+	// Server is the [server] table (CONTRACT.md section 13): read by the server-side
+	// hooks from the .guard.toml beside or above a bare repository.
+	Server ServerConfig `toml:"server"`
 }
 
 // ResourcesConfig is the [resources] table.
@@ -106,6 +109,9 @@ func LoadConfig(path string) (*Config, error) {
 		if err := cfg.Backend.validate(); err != nil {
 			return nil, fmt.Errorf("%s:%d: [backend] %w", path, tableLine(data, "backend"), err)
 		}
+	}
+	if err := cfg.Server.validate(); err != nil {
+		return nil, fmt.Errorf("%s:%d: [server] %w", path, tableLine(data, "server"), err)
 	}
 	return cfg, nil
 }

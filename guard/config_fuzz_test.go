@@ -14,6 +14,7 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add("owner = 5\n")
 	f.Add("[scopes\n")
 	f.Add("[github]\nowners = [\"a\", 1]\n")
+	f.Add("[server]\nvisibility = \"public\"\npusher_env = \"GUARD_PUSHER\"\nbypass_users = [\"carol\"]\n[server.owners]\nbob = \"robert\"\n")
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, text string) {
 		p := filepath.Join(dir, ConfigFileName)

@@ -26,7 +26,7 @@ const (
 
 // Events lists the event names, in the contract's order.
 var Events = []string{EventAcquired, EventRenewed, EventReleased, EventExpired, EventTakenOver,
-	EventPruned, EventWaiting, EventRefused, EventBypassed}
+	EventPruned, EventWaiting, EventRefused, EventBypassed, EventPushed}
 
 // Event is one thing that happened to a lock or at a gate. Empty fields are absent and
 // print as null.

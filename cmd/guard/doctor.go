@@ -16,8 +16,10 @@ import (
 func newDoctorCmd(env *guard.Env) *cobra.Command {
 	o := install.DoctorOptions{Env: env, StateMutexes: historyStateMutexes,
 		AgentProblems: func(top string) []string { return agent.AgentProblems(env, top) }}
+	var server bool
+	var layout, serverRepo string
 	cmd := &cobra.Command{
-		Use:   "doctor [ROOT...] [--json] [--sweep] [--repair]",
+		Use:   "doctor [ROOT...] [--json] [--sweep] [--repair] | --server [--repo BARE]",
 		Short: "Check hooks, the guard binary, stale locks, configuration and bypasses per repository",
 		Long: "Check each repository (the current one, or those at or below each ROOT): hooks\n" +
 			"installed (guard's), managed (husky, lefthook or the pre-commit framework, followed to\n" +
@@ -30,10 +32,21 @@ func newDoctorCmd(env *guard.Env) *cobra.Command {
 			"process gone) are problems, and --sweep removes them (never a lock file). Exit 0 when\n" +
 			"healthy, 1 when a problem is found, 2 when there is no repository to check.",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if server {
+				if len(args) > 0 {
+					return guard.Exitf(guard.ExitUsage, "doctor --server: name the bare repository with --repo, not as an argument")
+				}
+				return install.RunServerDoctor(cmd.Context(), install.ServerOptions{Env: env, Repo: serverRepo, Layout: layout, JSON: o.JSON})
+			}
+			if serverRepo != "" {
+				return guard.Exitf(guard.ExitUsage, "doctor: --repo goes with --server (without it, name repositories as arguments)")
+			}
 			o.Roots = args
 			return install.RunDoctor(cmd.Context(), o)
 		},
 	}
+	serverFlags(cmd, &server, &layout, "report the server hooks of the bare repository --repo names, its server configuration and where the pusher's identity comes from")
+	cmd.Flags().StringVar(&serverRepo, "repo", "", "with --server: the bare repository (default: the current directory)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "one JSON document on stdout")
 	cmd.Flags().BoolVar(&o.Sweep, "sweep", false, "remove the stranded scratch files (older than 10 minutes, held by no process)")
 	cmd.Flags().BoolVar(&o.Repair, "repair", false, "make the lock files follow the lock backend ([backend] in .guard.toml)")

@@ -9,8 +9,10 @@ import (
 
 func newInstallCmd(env *guard.Env) *cobra.Command {
 	o := install.Options{Env: env}
+	var server bool
+	var layout string
 	cmd := &cobra.Command{
-		Use:   "install [--repo DIR] [--hooks pre-commit,pre-merge-commit,pre-push] [--force]",
+		Use:   "install [--repo DIR] [--hooks pre-commit,pre-merge-commit,pre-push] [--force] | --server [--repo BARE] [--layout auto|git|gitlab|gitea]",
 		Short: "Install guard's git hooks into the hooks folder git really uses",
 		Long: "Install guard's pre-commit, pre-merge-commit and pre-push hooks into the folder git runs hooks from\n" +
 			"(core.hooksPath and linked worktrees included). A hook already there is kept as\n" +
@@ -18,9 +20,13 @@ func newInstallCmd(env *guard.Env) *cobra.Command {
 			"PRIVATE.txt and PUBLIC.txt to the repository's info/exclude.",
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if server {
+				return install.RunServerInstall(cmd.Context(), serverOptions(env, o, layout))
+			}
 			return install.RunInstall(cmd.Context(), o)
 		},
 	}
+	serverFlags(cmd, &server, &layout, "install the server hooks (pre-receive, post-receive) into the bare repository --repo names")
 	cmd.Flags().StringVar(&o.Repo, "repo", "", "a directory inside the repository (default: the current directory)")
 	cmd.Flags().StringSliceVar(&o.Hooks, "hooks", nil, "hooks to install (default pre-commit,pre-merge-commit,pre-push)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "one JSON document on stdout: the hooks folder and what was done to each hook")
