@@ -207,26 +207,33 @@ func (p *Policy) PinConfig(dir string, cfg *Config, err error) {
 	p.configs[filepath.Clean(dir)], p.cfgErrs[filepath.Clean(dir)] = cfg, err
 }
 
-// ServerTreeConfig is the configuration of a pushed tree as the server judges it: the
-// tree's own .guard.toml (its scopes; nil: none) with the server's [backend] in place
-// of whatever the tree names. A [backend] without project_id cannot be placed on a
-// server (there is no origin remote to take it from): that is an error naming the
-// server's file.
-func ServerTreeConfig(tree, server *Config) (*Config, error) {
-	out := &Config{}
-	if tree != nil {
-		c := *tree
-		out = &c
+// ServerTreeConfig is the configuration of a pushed tree written out at top, as the
+// server judges it: the tree's own .guard.toml (its scopes) with the server's
+// [backend] in place of whatever the tree names. treeErr is the pushed file's error
+// (the push is refused: guard cannot tell what its locks cover); err is the server's:
+// a [backend] without project_id cannot be placed on a server (there is no origin
+// remote to take it from).
+func ServerTreeConfig(top string, server *Config) (cfg *Config, treeErr, err error) {
+	cfg = &Config{}
+	p := filepath.Join(top, ConfigFileName)
+	if st, serr := os.Stat(p); serr == nil && st.Mode().IsRegular() {
+		tree, lerr := LoadConfig(p)
+		if lerr != nil {
+			// Named as the repository names it, not by the scratch folder.
+			treeErr = errors.New(strings.ReplaceAll(lerr.Error(), top+string(filepath.Separator), ""))
+		} else {
+			cfg = tree
+		}
 	}
-	out.Backend = nil
+	cfg.Backend = nil
 	if server != nil && server.Backend != nil {
 		b := *server.Backend
 		if b.ProjectID == "" {
-			return nil, Exitf(ExitUsage, "%s: [backend] has no project_id: on a server, set project_id to the project's id as its clones use it (the normalised URL of their origin remote)", server.Path)
+			return nil, treeErr, Exitf(ExitUsage, "%s: [backend] has no project_id: on a server, set project_id to the project's id as its clones use it (the normalised URL of their origin remote)", server.Path)
 		}
-		out.Backend = &b
+		cfg.Backend = &b
 		// The connection is the server's: keyed by its file.
-		out.Path = server.Path
+		cfg.Path = server.Path
 	}
-	return out, nil
+	return cfg, treeErr, nil
 }

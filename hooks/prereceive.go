@@ -288,14 +288,14 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*r
 		lt.markers = nil // the listing of the first tree was not the pushed one
 	}
 	policy := guard.NewPolicy(r.env, guard.Identity{Owner: r.pusher.Owner})
-	pinned, err := guard.ServerTreeConfig(lt.config, r.cfg)
+	pinned, treeErr, err := guard.ServerTreeConfig(lt.root, r.cfg)
 	if err != nil {
 		return c, err
 	}
 	policy.PinConfig(lt.root, pinned, nil)
 	var blocks []guard.Block
-	if lt.configErr != nil {
-		blocks = append(blocks, guard.Block{Path: lt.root, Reason: fmt.Sprintf("the pushed %s cannot be read (%v), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, lt.configErr)})
+	if treeErr != nil {
+		blocks = append(blocks, guard.Block{Path: lt.root, Reason: fmt.Sprintf("the pushed %s cannot be read (%v), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, treeErr)})
 	}
 
 	var first []string

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,9 +30,6 @@ type lockTree struct {
 	// markers are the publication markers in the tree of the tip (the first commit
 	// given), as pre-push finds them.
 	markers []foundMarker
-	// config is the pushed tree's root .guard.toml (nil: none); configErr its error.
-	config    *guard.Config
-	configErr error
 }
 
 // treeEntry is one line of `git ls-tree -r -t -z`.
@@ -130,13 +126,6 @@ func buildLockTree(ctx context.Context, g gitrun.Git, base string, commits []str
 			return nil, err
 		}
 	}
-	if cp := filepath.Join(root, guard.ConfigFileName); fileExists(cp) {
-		lt.config, lt.configErr = guard.LoadConfig(cp)
-		if lt.configErr != nil {
-			// Named as the repository names it, not by the scratch folder.
-			lt.configErr = errors.New(strings.ReplaceAll(lt.configErr.Error(), root+string(filepath.Separator), ""))
-		}
-	}
 	return lt, nil
 }
 
@@ -217,11 +206,6 @@ func (lt *lockTree) remove() {
 	if lt != nil && lt.root != "" {
 		_ = os.RemoveAll(lt.root)
 	}
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // maxLockBlob bounds what is read of one lock-named blob: a lock file is a few lines,
