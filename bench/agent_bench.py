@@ -70,6 +70,12 @@ cases = [
          for i in range(40))}), ""),
     ("Bash, glob + brace over d04*, allowed", ["agent-hook", "claude"],
      hook_input("Bash", {"command": "touch d04{1,2}*/new.txt && rm -f d0499/*.tmp"}), ""),
+    # Paths with .. are resolved as the kernel does (a readlink per name before ..);
+    # git options are read for what they write or run.
+    ("Bash, .. in paths, allowed", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "echo x > d0499/../d0498/out.txt && cd d0497 && touch ../d0496/../d0499/n.txt"}), ""),
+    ("Bash, git -c and --output, allowed", ["agent-hook", "claude"],
+     hook_input("Bash", {"command": "git -c color.ui=false -c core.quotePath=false log -1 --output=d0499/log.txt"}), ""),
     # [agent] sandbox: the same commands rewritten into guard sandbox, Claude Code's
     # settings read and judged (none here: ask).
     ("Bash, redirect + git, sandboxed, ask", ["agent-hook", "claude", "--sandbox"],
