@@ -78,19 +78,35 @@ func RunRun(o RunOptions) error {
 	code, runErr := superviseChild(o, prog, h, grace)
 	// A lock held before run started (renewed, not created) is the holder's to keep;
 	// a joined team lock belongs to its owner.
+	// COMMAND may end by itself before guard has seen the loss (guard was paused,
+	// or the notice was on its way): the lock was lost all the same while COMMAND
+	// ran, and its work was done without it, which is 5, never COMMAND's 0.
+	var lostWhy error
 	switch {
+	case runErr != nil:
 	case res.Action == lockcore.Renewed:
-		fmt.Fprintf(env.Stderr, "guard run: %s was held before run started; left in place\n", res.Path)
-	case h.Err() == nil:
-		if err := h.Release(context.Background()); err != nil && !errors.Is(err, lockcore.ErrFenceChanged) {
+		if lostWhy = h.Err(); lostWhy == nil {
+			fmt.Fprintf(env.Stderr, "guard run: %s was held before run started; left in place\n", res.Path)
+		}
+	case h.Err() != nil:
+		lostWhy = h.Err()
+	default:
+		err := h.Release(context.Background())
+		switch {
+		case errors.Is(err, lockcore.ErrFenceChanged), errors.Is(err, guard.ErrBackendLost):
+			lostWhy = err
+		case err != nil:
 			fmt.Fprintf(env.Stderr, "guard run: could not release %s: %v\n", res.Path, err)
-			if runErr == nil && code == 0 {
+			if code == 0 {
 				code = guard.ExitUsage
 			}
 		}
 	}
 	if runErr != nil {
 		return runErr
+	}
+	if lostWhy != nil {
+		return guard.Exitf(ExitLostRun, "run: lost the lock while %s ran (%v); it had exited with %d before guard saw the loss", o.Args[0], lostWhy, code)
 	}
 	if code == 0 {
 		return nil

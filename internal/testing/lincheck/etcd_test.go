@@ -309,6 +309,7 @@ func faultLoop(t *testing.T, h *Harness, fault func()) (count *int, wait func())
 }
 
 func TestEtcdNoFault(t *testing.T) {
+	scenario(t)
 	c := netEtcd(t, 3)
 	h := etcdHarness(t, c)
 	h.Config.Duration = scenarioLength(8*time.Second, 60*time.Second)
@@ -318,6 +319,7 @@ func TestEtcdNoFault(t *testing.T) {
 }
 
 func TestEtcdPartitionOfOneMember(t *testing.T) {
+	scenario(t)
 	c := netEtcd(t, 3)
 	h := etcdHarness(t, c)
 	n, wait := faultLoop(t, h, func() {
@@ -332,6 +334,7 @@ func TestEtcdPartitionOfOneMember(t *testing.T) {
 }
 
 func TestEtcdPartitionOfTheLeader(t *testing.T) {
+	scenario(t)
 	c := netEtcd(t, 3)
 	h := etcdHarness(t, c)
 	n, wait := faultLoop(t, h, func() {
@@ -346,6 +349,7 @@ func TestEtcdPartitionOfTheLeader(t *testing.T) {
 }
 
 func TestEtcdHolderPausedPastItsLease(t *testing.T) {
+	scenario(t)
 	c := netEtcd(t, 3)
 	h := etcdHarness(t, c)
 	pausedHolder(t, h, 2*etcdTTL)
@@ -353,6 +357,7 @@ func TestEtcdHolderPausedPastItsLease(t *testing.T) {
 }
 
 func TestEtcdMembersRestartedWithTheirData(t *testing.T) {
+	scenario(t)
 	c := netEtcd(t, 3)
 	h := etcdHarness(t, c)
 	i := 0
@@ -384,6 +389,7 @@ func TestEtcdMembersRestartedWithTheirData(t *testing.T) {
 // monotonic and boot clocks run an hour (then two, ...) ahead of the machine's, a
 // forward step of the clocks etcd measures leases with, as seen across the restart.
 func TestEtcdMemberClockStepped(t *testing.T) {
+	scenario(t)
 	c := netEtcd(t, 3)
 	h := etcdHarness(t, c)
 	step := 0

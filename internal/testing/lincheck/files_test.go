@@ -55,6 +55,7 @@ func entries(t *testing.T, dir string) []string {
 }
 
 func TestFilesNoFault(t *testing.T) {
+	scenario(t)
 	tree := gitTree(t, t.TempDir(), map[string]string{})
 	h := filesHarness(t, tree)
 	h.Run(context.Background())
@@ -64,6 +65,7 @@ func TestFilesNoFault(t *testing.T) {
 }
 
 func TestFilesHolderPausedPastItsLease(t *testing.T) {
+	scenario(t)
 	tree := gitTree(t, t.TempDir(), map[string]string{})
 	h := filesHarness(t, tree)
 	h.Config.Duration = scenarioLength(12*time.Second, 60*time.Second)
@@ -92,7 +94,7 @@ func pausedHolder(t *testing.T, h *Harness, d time.Duration) {
 			from = h.Hist.Now()
 			time.Sleep(d)
 			to = h.Hist.Now()
-			resume()
+			resume(false)
 		case <-time.After(h.Config.Duration):
 			t.Error("client 0's guard run never held the lock")
 		}
@@ -116,6 +118,7 @@ func pausedHolder(t *testing.T, h *Harness, d time.Duration) {
 }
 
 func TestFilesFullDisk(t *testing.T) {
+	scenario(t)
 	needRoot(t, "the full file system scenario")
 	fs := mountTmpfs(t, "4m")
 	tree := gitTree(t, filepath.Join(fs, "tree"), map[string]string{"quiet/x.txt": "x\n"})
@@ -149,6 +152,7 @@ func TestFilesFullDisk(t *testing.T) {
 }
 
 func TestFilesReadOnlyRemount(t *testing.T) {
+	scenario(t)
 	needRoot(t, "the read-only remount scenario")
 	fs := mountTmpfs(t, "8m")
 	tree := gitTree(t, filepath.Join(fs, "tree"), map[string]string{"quiet/x.txt": "x\n"})
@@ -178,6 +182,7 @@ func TestFilesReadOnlyRemount(t *testing.T) {
 }
 
 func TestFilesFsyncFails(t *testing.T) {
+	scenario(t)
 	needRoot(t, "the failing fsync scenario")
 	mnt, back := loopExt4(t)
 	tree := gitTree(t, filepath.Join(mnt, "tree"), map[string]string{"quiet/x.txt": "x\n"})
@@ -230,5 +235,66 @@ func logErrors(t *testing.T, h *Harness) {
 			seen[key] = true
 			t.Logf("at %.1fs: %s", time.Duration(op.Call).Seconds(), Describe(op.Input.(Input), out))
 		}
+	}
+}
+
+// TestFilesHolderPausedJustBeforeCommandEnds pauses a guard run whose COMMAND is
+// about to finish: after the resumption COMMAND ends before guard has seen the loss.
+// The lock was still lost while COMMAND ran (another client took it over during the
+// pause), so guard run must exit 5, not COMMAND's 0.
+func TestFilesHolderPausedJustBeforeCommandEnds(t *testing.T) {
+	scenario(t)
+	tree := gitTree(t, t.TempDir(), map[string]string{})
+	h := filesHarness(t, tree)
+	h.Config.Clients = 2
+	h.Config.Duration = scenarioLength(10*time.Second, 30*time.Second)
+	started := make(chan Procs, 1)
+	code := -1
+	h.Config.Script = func(c *Client) {
+		time.Sleep(200 * time.Millisecond)
+		code = c.Run(RunOptions{Wait: 10 * time.Second, Writes: 1, Gap: 100 * time.Millisecond, Started: started})
+	}
+	wait := during(t, 0, func() {
+		p := <-started
+		resume := pause(t, p)
+		time.Sleep(2 * filesTTL)
+		// COMMAND first: it ends before guard runs again.
+		resume(true)
+	})
+	h.Run(context.Background())
+	wait()
+	h.Check(filesSlack)
+	assert.Equal(t, ExitLost, code, "guard run exited with COMMAND's code though its lock was taken over while COMMAND ran")
+}
+
+// TestCheckerRejectsTheHistoryOfAStoreThatIgnoresFences is the checker's own test on
+// a real history: with a store that accepts every write, a guard run paused past its
+// lease writes on after another client took the lock over, and the checker must say
+// the history is not linearizable.
+func TestCheckerRejectsTheHistoryOfAStoreThatIgnoresFences(t *testing.T) {
+	scenario(t)
+	tree := gitTree(t, t.TempDir(), map[string]string{})
+	h := filesHarness(t, tree)
+	h.Store.Unchecked = true
+	h.Config.Duration = 10 * time.Second
+	started := make(chan Procs, 1)
+	h.Config.Script = func(c *Client) {
+		c.Run(RunOptions{Wait: 10 * time.Second, Writes: 40, Gap: 200 * time.Millisecond, Started: started})
+	}
+	wait := during(t, 0, func() {
+		p := <-started
+		time.Sleep(300 * time.Millisecond)
+		resume := pause(t, p)
+		time.Sleep(2 * filesTTL)
+		resume(true) // COMMAND writes before guard can stop it
+	})
+	h.Run(context.Background())
+	wait()
+	ft := &fakeT{TB: t}
+	Check(ft, Model{TTL: filesTTL, Slack: filesSlack}, h.Hist)
+	assert.True(t, ft.failed, "the checker accepted writes of a superseded holder")
+	assert.Contains(t, ft.msg, "Illegal")
+	if m := regexp.MustCompile(`visualisation: (\S+\.html)`).FindStringSubmatch(ft.msg); m != nil {
+		os.RemoveAll(filepath.Dir(m[1]))
 	}
 }

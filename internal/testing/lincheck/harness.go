@@ -512,12 +512,18 @@ type Store struct {
 	path string
 	mu   sync.Mutex
 	max  int64
+	// Unchecked makes a broken store that accepts every write (the checker's own
+	// test: it must reject the history such a store makes under a pause).
+	Unchecked bool
 }
 
 // Write is one write of client under fence: accepted or rejected, and why.
 func (s *Store) Write(client int, fence int64) (bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.Unchecked {
+		return true, "unchecked"
+	}
 	if fence < s.max {
 		return false, fmt.Sprintf("store: fence %d < %d", fence, s.max)
 	}

@@ -39,6 +39,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// scenarios bounds how many scenarios run at once (the machine has two cores).
+var scenarios = make(chan struct{}, 3)
+
+// scenario runs the test alongside at most two other scenarios.
+func scenario(t *testing.T) {
+	t.Parallel()
+	scenarios <- struct{}{}
+	t.Cleanup(func() { <-scenarios })
+}
+
 // long is GUARD_LINCHECK_LONG=1 (bench/lincheck.sh): minutes instead of seconds.
 func long() bool { return os.Getenv("GUARD_LINCHECK_LONG") == "1" }
 

@@ -105,8 +105,9 @@ func fill(t *testing.T, dir string) (free func()) {
 }
 
 // pause stops a client's guard and its COMMAND's process group (the supervisor and
-// COMMAND) with SIGSTOP, and returns the resumption.
-func pause(t *testing.T, p Procs) (resume func()) {
+// COMMAND) with SIGSTOP, and returns the resumption: guard first, or (commandFirst)
+// COMMAND's group alone, and guard once COMMAND has exited (or after 2 s).
+func pause(t *testing.T, p Procs) (resume func(commandFirst bool)) {
 	t.Helper()
 	pgid := 0
 	if p.Command != 0 {
@@ -119,7 +120,13 @@ func pause(t *testing.T, p Procs) (resume func()) {
 	if pgid > 0 {
 		_ = syscall.Kill(-pgid, syscall.SIGSTOP)
 	}
-	return func() {
+	return func(commandFirst bool) {
+		if commandFirst && pgid > 0 {
+			_ = syscall.Kill(-pgid, syscall.SIGCONT)
+			for end := time.Now().Add(2 * time.Second); time.Now().Before(end) && syscall.Kill(p.Command, 0) == nil; {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
 		_ = syscall.Kill(p.Guard, syscall.SIGCONT)
 		if pgid > 0 {
 			_ = syscall.Kill(-pgid, syscall.SIGCONT)
