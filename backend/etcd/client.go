@@ -282,13 +282,13 @@ var repeatable = map[string]bool{
 }
 
 // round tries the call on each member once, starting with the one that answered
-// last. again says whether every failure leaves the call safe to make again.
+// last, and stops at the first member that may have applied a call that is not
+// repeatable. again says whether every failure leaves the call safe to make again.
 func (c *client) round(ctx context.Context, method string, req []byte, token string, streaming, leader bool) (*stream, error, bool) {
 	c.mu.Lock()
 	first := c.next
 	c.mu.Unlock()
 	var errs []error
-	again := true
 	for i := range c.endpoints {
 		n := (first + i) % len(c.endpoints)
 		s, err := c.startAt(ctx, c.endpoints[n], method, req, token, streaming, leader)
@@ -306,14 +306,21 @@ func (c *client) round(ctx context.Context, method string, req []byte, token str
 		switch {
 		case errors.As(err, &ae) && ae.Code != codeUnavailable:
 			return nil, err, false // etcd's answer, not the member's absence
-		case errors.As(err, &oe) && oe.Op == "dial":
-			// Never sent: safe to send again.
-		default:
-			again = again && repeatable[method]
+		case errors.As(err, &oe) && oe.Op == "dial", errors.As(err, &ae) && ae.Message == "etcdserver: no leader":
+			// Never sent, or refused before it was proposed: safe to send again.
+		case !repeatable[method]:
+			// The member may have applied it ("request timed out", a connection
+			// that broke after the request went out): not to the next member
+			// either, or a release applied here is judged "deleted before the
+			// release" there, and a claim made twice.
+			errs = append(errs, fmt.Errorf("%s: %w", c.endpoints[n].Host, err))
+			return nil, errors.Join(errs...), false
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", c.endpoints[n].Host, err))
 	}
-	return nil, errors.Join(errs...), again
+	// Every failure left the call unapplied (a dial that failed, or a call that is
+	// repeatable).
+	return nil, errors.Join(errs...), true
 }
 
 func (c *client) startAt(ctx context.Context, ep *url.URL, method string, req []byte, token string, streaming, leader bool) (*stream, error) {
