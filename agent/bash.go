@@ -40,11 +40,12 @@ type Effect struct {
 	// Descend is set when the operation reaches into a folder's whole subtree
 	// (rm -r, mv, chmod -R, git checkout): locks inside the folder count too.
 	Descend bool
-	// SkipsHooks marks a git commit made without guard's pre-commit hook (--no-verify,
-	// -n, core.hooksPath set elsewhere): the hook judges what it commits instead, read
-	// from the index of the repository at Path (commitPaths). AllChanges adds the
-	// changes of the working tree (commit -a, commit PATHS, or files staged earlier in
-	// the same command).
+	// SkipsHooks marks a git commit or push made without guard's git hook
+	// (--no-verify, -n, core.hooksPath set elsewhere): the agent hook judges what it
+	// commits (commitPaths: the index of the repository at Path) or publishes
+	// (pushPaths) instead. AllChanges adds, for a commit, the changes of the working
+	// tree (commit -a, commit PATHS, or files staged earlier in the same command), for
+	// a push the tags.
 	SkipsHooks, AllChanges bool
 }
 

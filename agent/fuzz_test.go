@@ -43,3 +43,35 @@ func FuzzNeverAllowsWhatItCannotReadNearALock(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGitOptionReaders holds the small readers of git's options to what they claim:
+// -n or --no-verify is only seen where a word holds it, a value of -m is never an
+// option, and no input makes them panic.
+func FuzzGitOptionReaders(f *testing.F) {
+	for _, s := range []string{"-n -m x", "-m -n", "-qnm x", "--no-ver", "-a -- f", "--message -n", "-Sn", "-O", "-iO", "-eO", "core.hooksPath", "alias.x", "set a.b c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var args []shellWord
+		for _, w := range strings.Fields(line) {
+			args = append(args, shellWord{Text: w, GlobAt: -1})
+		}
+		if commitSkipsHooks(args) {
+			found := false
+			for _, w := range args {
+				found = found || strings.Contains(w.Text, "n") || strings.HasPrefix("--no-verify", w.Text)
+			}
+			if !found {
+				t.Fatalf("commitSkipsHooks(%q) without -n or --no-verify", line)
+			}
+		}
+		if len(args) == 2 && args[0].Text == "-m" && commitSkipsHooks(args) && args[1].Text != "" {
+			t.Fatalf("commitSkipsHooks(%q) took -m's value for an option", line)
+		}
+		_ = commitTakesWorkTree(args)
+		_ = gitGrepPager(args)
+		for _, w := range args {
+			_ = gitHarmlessKey(w.Text)
+		}
+	})
+}

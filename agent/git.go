@@ -150,7 +150,13 @@ func (c *command) git(args []shellWord) {
 		}
 		a.effect(e)
 	case "push":
-		a.effect(Effect{Op: OpPush, Path: cwd, Command: c.text})
+		e := Effect{Op: OpPush, Path: cwd, Command: c.text}
+		if hooksOff || hasFlagPrefix(rest, "--no-verify", len("--no-v")) {
+			// Without the pre-push hook the commits it would have judged are judged here.
+			e.SkipsHooks = true
+			e.AllChanges = hasFlag(rest, "--tags", "--follow-tags", "--mirror", "--all")
+		}
+		a.effect(e)
 		// Pushing a tag is also a release-tag operation (CONTRACT.md section 2); the
 		// pre-push hook sees the exact refs, the agent hook the obvious spellings.
 		for _, w := range rest {
@@ -381,7 +387,7 @@ func commitSkipsHooks(args []shellWord) bool {
 		switch {
 		case t == "--":
 			return false
-		case strings.HasPrefix(t, "--no-v") && strings.HasPrefix("--no-verify", t):
+		case len(t) >= len("--no-v") && strings.HasPrefix("--no-verify", t):
 			return true
 		case strings.HasPrefix(t, "--"):
 			if !strings.Contains(t, "=") && commitValued[t] {
@@ -667,10 +673,54 @@ func gitTouchesTree(sub string, args []shellWord) bool {
 // for the policy to judge as the hook would have; a repository whose index cannot be
 // read refuses the commit (fail closed).
 func (d *decider) hookless(e Effect) []string {
-	paths, err := commitPaths(context.Background(), d.env.Env, e.Path, e.AllChanges)
+	what, hook := "commit", "pre-commit"
+	read := commitPaths
+	if e.Op == OpPush {
+		what, hook, read = "push", "pre-push", pushPaths
+	}
+	paths, err := read(context.Background(), d.env.Env, e.Path, e.AllChanges)
 	if err != nil {
-		d.deny(fmt.Sprintf("guard: %s skips guard's pre-commit hook, and guard cannot read what it would commit: %v (fail closed).\n  what now: commit without --no-verify (or core.hooksPath), so that the hook judges it.", quoteCmd(e.Command), err))
+		d.deny(fmt.Sprintf("guard: %s skips guard's %s hook, and guard cannot read what it would %s: %v (fail closed).\n  what now: %s without --no-verify (or core.hooksPath), so that the hook judges it.", quoteCmd(e.Command), hook, what, err, what))
 		return nil
 	}
 	return paths
+}
+
+// pushPaths lists what a push from dir made without guard's pre-push hook may
+// publish: the paths changed by the commits of every local branch (with tags, of
+// every tag too) that no remote-tracking ref holds yet. That is more than one pushed
+// branch brings (fail closed: the hook that would know exactly was skipped).
+func pushPaths(ctx context.Context, getenv func(string) string, dir string, tags bool) ([]string, error) {
+	g := gitrun.New(dir, getenv)
+	top, err := g.Line(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	revs := []string{"--branches"}
+	if tags {
+		revs = append(revs, "--tags")
+	}
+	rel, err := gitrun.LogPaths(ctx, g, append(revs, "--not", "--remotes")...)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(rel))
+	for _, p := range rel {
+		paths = append(paths, filepath.Join(top, filepath.FromSlash(p)))
+	}
+	return paths, nil
+}
+
+// hasFlagPrefix reports a long option given whole or as a prefix git accepts (at
+// least min bytes long: --no-v for --no-verify).
+func hasFlagPrefix(args []shellWord, flag string, min int) bool {
+	for _, w := range args {
+		if w.Text == "--" {
+			return false
+		}
+		if len(w.Text) >= min && strings.HasPrefix(flag, w.Text) {
+			return true
+		}
+	}
+	return false
 }

@@ -173,3 +173,35 @@ func TestACommitThatSkipsTheHooksIsJudgedByWhatItCommits(t *testing.T) {
 		assert.Equal(t, None, v.Decision, v.Reason)
 	})
 }
+
+func TestAPushThatSkipsTheHooksIsJudgedByWhatItPublishes(t *testing.T) {
+	repo := gitLockedRepo(t, false)
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + filepath.Dir(repo), "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, out)
+	}
+	// Nothing is on a remote yet: the first commit, which holds locked/a.go, would be
+	// published.
+	v := decideBash(t, repo, "git push --no-verify origin main", false)
+	assert.Equal(t, Deny, v.Decision, v.Reason)
+	assert.Contains(t, v.Reason, "refused push")
+	assert.Contains(t, v.Reason, "blocked: "+filepath.Join(repo, "locked", "a.go")+"\n")
+	v = decideBash(t, repo, "git -c core.hooksPath=/dev/null push origin main", false)
+	assert.Equal(t, Deny, v.Decision, v.Reason)
+
+	remote := filepath.Join(filepath.Dir(repo), "remote.git")
+	git(filepath.Dir(repo), "init", "-q", "--bare", remote)
+	git(repo, "remote", "add", "origin", remote)
+	git(repo, "push", "-q", "origin", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "free", "c.go"), []byte("package c\n"), 0o644))
+	git(repo, "add", "free/c.go")
+	git(repo, "commit", "-q", "-m", "free only")
+	v = decideBash(t, repo, "git push --no-verify origin main", false)
+	assert.Equal(t, None, v.Decision, "only free/c.go is new on the remote: %s", v.Reason)
+	v = decideBash(t, repo, "git push origin main", false)
+	assert.Equal(t, None, v.Decision, "with its hook, the push is the hook's to judge: %s", v.Reason)
+}
