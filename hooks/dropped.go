@@ -50,12 +50,15 @@ func DroppedByUpdate(ctx context.Context, g gitrun.Git, old, new string, keep ..
 }
 
 // JudgeDropped asks policy whether the pusher may drop the commits of d: every path
-// they changed (made absolute under root) is checked for OpPush. A refusal names the
-// lock and says that the update is a forced one that drops those commits.
-func JudgeDropped(policy *guard.Policy, root string, d Dropped) (*guard.Decision, error) {
-	abs := make([]string, 0, len(d.Paths))
-	for _, p := range d.Paths {
-		abs = append(abs, joinGitPath(root, p))
+// they changed, made absolute under root and under each of also (the other working
+// trees the paths are judged in, if any), is checked for OpPush. A refusal names the
+// lock; the caller says that the update is a forced one that drops those commits.
+func JudgeDropped(policy *guard.Policy, root string, d Dropped, also ...string) (*guard.Decision, error) {
+	abs := make([]string, 0, len(d.Paths)*(1+len(also)))
+	for _, r := range append([]string{root}, also...) {
+		for _, p := range d.Paths {
+			abs = append(abs, joinGitPath(r, p))
+		}
 	}
 	return policy.Check(guard.Request{Ops: []string{guard.OpPush}, Paths: abs, RepoRoot: root})
 }

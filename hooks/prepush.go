@@ -307,6 +307,9 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			return err
 		}
 		c.paths = append(c.paths, first...)
+		// What a forced update would drop is asked of git while the pushed range
+		// is checked (git only: the policy is judged after, on this goroutine).
+		dropc := s.startDropped(ctx, u, have)
 		var tips []string
 		fromBase := !u.Deletion() && have.commit[u.LocalSHA] && (u.NewRef() || !have.commit[u.RemoteSHA])
 		if fromBase {
@@ -325,7 +328,7 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			c.note = base.note(remote)
 		}
 		o.checks = append(o.checks, c)
-		dropped, err := s.checkDropped(ctx, u, remote, have)
+		dropped, err := s.checkDropped(u, remote, have, dropc)
 		if err != nil {
 			return fmt.Errorf("%s: %w", u, err)
 		}
@@ -522,12 +525,37 @@ func (b *pushBase) note(remote string) string {
 		"to have a genuine one count again: git update-ref -d <ref> && git fetch %s", remote, strings.Join(named, "; "), more, remote, remote)
 }
 
-// checkDropped is the forced-update rule (DroppedByUpdate): an update that moves the
-// remote's ref off commits that changed another owner's locked area is refused. When
-// the remote's old commit is not in this repository, guard cannot see what the update
-// drops: it refuses only when a lock of another owner lies in the repository (the
-// dropped commits could be in it), and says to fetch first. nil: nothing to add.
-func (s *session) checkDropped(ctx context.Context, u RefUpdate, remote string, have objects) (*check, error) {
+// droppedResult is DroppedByUpdate's answer, from startDropped's goroutine.
+type droppedResult struct {
+	d   Dropped
+	err error
+}
+
+// startDropped asks git, in the background, what the update would drop when this
+// repository has both its commits (nil otherwise).
+func (s *session) startDropped(ctx context.Context, u RefUpdate, have objects) <-chan droppedResult {
+	if u.Deletion() || u.NewRef() || !have.commit[u.LocalSHA] || !have.commit[u.RemoteSHA] {
+		return nil
+	}
+	c := make(chan droppedResult, 1)
+	go func() {
+		var r droppedResult
+		r.err = recovered(func() (err error) {
+			r.d, err = DroppedByUpdate(ctx, s.git, u.RemoteSHA, u.LocalSHA)
+			return err
+		})
+		c <- r
+	}()
+	return c
+}
+
+// checkDropped is the forced-update rule (DroppedByUpdate, whose answer dropc brings):
+// an update that moves the remote's ref off commits that changed another owner's
+// locked area is refused. When the remote's old commit is not in this repository,
+// guard cannot see what the update drops: it refuses only when a lock of another owner
+// lies in the repository (the dropped commits could be in it), and says to fetch
+// first. nil: nothing to add.
+func (s *session) checkDropped(u RefUpdate, remote string, have objects, dropc <-chan droppedResult) (*check, error) {
 	if u.Deletion() || u.NewRef() || !have.commit[u.LocalSHA] {
 		return nil, nil
 	}
@@ -545,15 +573,15 @@ func (s *session) checkDropped(ctx context.Context, u RefUpdate, remote string, 
 			note: fmt.Sprintf("%s's %s is at %s, which this repository does not have, so this push replaces commits guard cannot see; with the locks above in this repository they may be that owner's work. Fetch first (git fetch %s), then push again: guard then checks what the forced push drops",
 				remote, u.RemoteRef, u.RemoteSHA, remote)}, nil
 	}
-	d, err := DroppedByUpdate(ctx, s.git, u.RemoteSHA, u.LocalSHA)
-	if err != nil || len(d.Commits) == 0 {
-		return nil, err
+	r := <-dropc
+	if r.err != nil || len(r.d.Commits) == 0 {
+		return nil, r.err
 	}
-	dec, err := JudgeDropped(s.policy, s.root(), d)
+	dec, err := JudgeDropped(s.policy, s.root(), r.d, s.mirrors...)
 	if err != nil || dec.Allowed {
 		return nil, err
 	}
-	return &check{what: what, ref: u.String(), ops: ops, paths: s.abs(d.Paths), dec: dec,
+	return &check{what: what, ref: u.String(), ops: ops, paths: s.abs(r.d.Paths), dec: dec,
 		note: fmt.Sprintf("this forced push drops %d commit(s) from %s's %s that changed the locked paths above (another owner's work would be lost). Rebase onto %s instead of replacing it (git pull --rebase %s), or ask the lock's owner",
-			len(d.Commits), remote, u.RemoteRef, u.RemoteSHA, remote)}, nil
+			len(r.d.Commits), remote, u.RemoteRef, u.RemoteSHA, remote)}, nil
 }
