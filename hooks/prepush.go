@@ -266,7 +266,7 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 		if base != nil {
 			return base, nil
 		}
-		rt, err := trustedRemoteTips(ctx, s.git, remote, s.repo.CommonDir)
+		rt, err := trustedRemoteTips(ctx, s.git, remote, s.commonDir())
 		if err != nil {
 			return nil, fmt.Errorf("reading what %s already has: %w", remote, err)
 		}
@@ -411,7 +411,7 @@ func (s *session) frameworkRest(ctx context.Context, remote string, described Re
 	if _, err := s.git.Line(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
 		revs = append(revs, "HEAD")
 	}
-	rt, err := trustedRemoteTips(ctx, s.git, remote, s.repo.CommonDir)
+	rt, err := trustedRemoteTips(ctx, s.git, remote, s.commonDir())
 	if err != nil {
 		return check{}, fmt.Errorf("reading what %s already has: %w", remote, err)
 	}
@@ -584,4 +584,17 @@ func (s *session) checkDropped(u RefUpdate, remote string, have objects, dropc <
 	return &check{what: what, ref: u.String(), ops: ops, paths: s.abs(r.d.Paths), dec: dec,
 		note: fmt.Sprintf("this forced push drops %d commit(s) from %s's %s that changed the locked paths above (another owner's work would be lost). Rebase onto %s instead of replacing it (git pull --rebase %s), or ask the lock's owner",
 			len(r.d.Commits), remote, u.RemoteRef, u.RemoteSHA, remote)}, nil
+}
+
+// commonDir is the repository's common git directory: git's answer when the session
+// asked git, else read from the working tree's .git (a hook git started in its own
+// working tree, hookRepo), "" when neither knows (trustedRemoteTips then asks git).
+func (s *session) commonDir() string {
+	if s.repo.CommonDir != "" {
+		return s.repo.CommonDir
+	}
+	if s.repo.Top != "" {
+		return gitrun.CommonDir(s.repo.Top)
+	}
+	return ""
 }

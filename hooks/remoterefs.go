@@ -50,7 +50,18 @@ type remoteTips struct {
 // names no configured remote: then there are none). commonDir is the git common
 // directory ("" to ask git).
 func trustedRemoteTips(ctx context.Context, g gitrun.Git, remote, commonDir string) (remoteTips, error) {
+	// The refspecs and the refs are asked of git at once.
+	type listed struct {
+		out []byte
+		err error
+	}
+	lc := make(chan listed, 1)
+	go func() {
+		out, err := g.Run(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)", "refs/remotes/")
+		lc <- listed{out, err}
+	}()
 	specs, err := fetchDestinations(ctx, g)
+	l := <-lc
 	if err != nil {
 		return remoteTips{}, err
 	}
@@ -58,7 +69,7 @@ func trustedRemoteTips(ctx context.Context, g gitrun.Git, remote, commonDir stri
 	if len(own) == 0 {
 		return remoteTips{}, nil
 	}
-	out, err := g.Run(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)", "refs/remotes/")
+	out, err := l.out, l.err
 	if err != nil {
 		return remoteTips{}, err
 	}
