@@ -194,13 +194,3 @@ func TestOneTimeCodesExpire(t *testing.T) {
 	assert.False(t, c.redeem("", now))
 	assert.Empty(t, c.codes)
 }
-
-// get loads a page as a browser's first visit would (no cookie, redirects not followed).
-func get(t *testing.T, u string) (int, http.Header) {
-	t.Helper()
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(u)
-	require.NoError(t, err)
-	res.Body.Close()
-	return res.StatusCode, res.Header
-}
