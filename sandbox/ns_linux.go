@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -43,43 +44,41 @@ const (
 // nsFailed is the namespace child's exit code when COMMAND never ran.
 const nsFailed = 125
 
-// runExact runs COMMAND (path, its argv, environ) in the exact sandbox: a child of
-// guard's binary in a new user namespace that maps the caller's uid and gid to
-// themselves (nobody inside becomes root) and a new mount namespace, which mounts
-// plan, applies Landlock's scopes (and plan.Missing) and becomes COMMAND. It returns
-// COMMAND's exit code, or a non-empty fallback when the namespaces could not be set
-// up here and nothing ran.
-func runExact(o Options, plan *ExactPlan, path string, argv, environ []string, abi int) (code int, fallback string, err error) {
-	specR, specW, err := os.Pipe()
-	if err != nil {
-		return 0, "", fmt.Errorf("sandbox: pipe: %w", err)
+// exactChild is the namespace child, started before guard knows what it will
+// mount: its start (a second Go runtime) overlaps guard's reading of the locks.
+type exactChild struct {
+	specR, specW, statusR, statusW *os.File
+	status                         bytes.Buffer
+	read                           chan struct{}
+	done                           chan struct{}
+	code                           int
+	err                            error // the child could not be started
+}
+
+// startExact starts the namespace child: guard's binary in a new user namespace that
+// maps the caller's uid and gid to themselves (nobody inside becomes root) and a new
+// mount namespace. It waits for its spec (exactChild.run) or for the end of it
+// (exactChild.cancel).
+func startExact(o Options) (*exactChild, error) {
+	c := &exactChild{read: make(chan struct{}), done: make(chan struct{})}
+	var err error
+	if c.specR, c.specW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("sandbox: pipe: %w", err)
 	}
-	defer specR.Close()
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		specW.Close()
-		return 0, "", fmt.Errorf("sandbox: pipe: %w", err)
-	}
-	defer statusR.Close()
-	spec, err := json.Marshal(nsSpec{Plan: *plan, Path: path, Args: argv, Env: environ, Dir: o.Env.Dir, ABI: abi})
-	if err != nil {
-		return 0, "", fmt.Errorf("sandbox: %w", err)
+	if c.statusR, c.statusW, err = os.Pipe(); err != nil {
+		c.specR.Close()
+		c.specW.Close()
+		return nil, fmt.Errorf("sandbox: pipe: %w", err)
 	}
 	go func() {
-		_, _ = specW.Write(spec)
-		specW.Close()
-	}()
-	var status bytes.Buffer
-	read := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(&status, statusR)
-		close(read)
+		_, _ = io.Copy(&c.status, c.statusR)
+		close(c.read)
 	}()
 	cmd := exec.Command(o.Env.Executable, NamespaceArg)
 	cmd.Env = []string{}
 	cmd.Dir = o.Env.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Env.Stdin, o.Env.Stdout, o.Env.Stderr
-	cmd.ExtraFiles = []*os.File{specR, statusW}
+	cmd.ExtraFiles = []*os.File{c.specR, c.statusW}
 	uid, gid := os.Geteuid(), os.Getegid()
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
@@ -91,28 +90,66 @@ func runExact(o Options, plan *ExactPlan, path string, argv, environ []string, a
 		// them before COMMAND).
 		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP},
 	}
-	code, runErr := child.Run(cmd)
-	statusW.Close()
-	<-read
-	if runErr != nil {
+	go func() {
+		// child.Run passes guard's signals on and ties the child's life to guard's.
+		c.code, c.err = child.Run(cmd)
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// cancel ends the child before it was told anything: it exits, and nothing ran.
+func (c *exactChild) cancel() {
+	c.specW.Close()
+	c.wait()
+}
+
+func (c *exactChild) wait() {
+	<-c.done
+	c.specR.Close()
+	c.statusW.Close()
+	<-c.read
+	c.statusR.Close()
+}
+
+// run sends the child its spec (plan, COMMAND as path, argv and environ) and waits
+// for COMMAND: the child mounts plan, applies Landlock's scopes (and plan.Missing)
+// and becomes COMMAND. It returns COMMAND's exit code, or a non-empty fallback when
+// the namespaces could not be set up here and nothing ran.
+func (c *exactChild) run(o Options, plan *ExactPlan, path string, argv, environ []string, abi int) (code int, fallback string, err error) {
+	spec, err := json.Marshal(nsSpec{Plan: *plan, Path: path, Args: argv, Env: environ, Dir: o.Env.Dir, ABI: abi})
+	if err != nil {
+		c.cancel()
+		return 0, "", fmt.Errorf("sandbox: %w", err)
+	}
+	go func() {
+		// A child that is gone (clone refused) reads nothing: the write fails.
+		_, _ = c.specW.Write(spec)
+		c.specW.Close()
+	}()
+	c.wait()
+	if c.err != nil {
 		// clone(2) refused the namespaces (a seccomp filter, an AppArmor profile,
 		// the user namespace limit): nothing ran.
-		return 0, fmt.Sprintf("guard could not create a user namespace: %v", runErr), nil
+		return 0, fmt.Sprintf("guard could not create a user namespace: %v", c.err), nil
 	}
-	msg := strings.TrimSpace(status.String())
+	msg := strings.TrimSpace(c.status.String())
 	switch {
 	case strings.HasPrefix(msg, nsFallback):
 		return 0, strings.TrimPrefix(msg, nsFallback), nil
 	case strings.HasPrefix(msg, nsRefuse):
 		return 0, "", fmt.Errorf("sandbox: %s; COMMAND was not run", strings.TrimPrefix(msg, nsRefuse))
 	}
-	return code, "", nil
+	return c.code, "", nil
 }
 
 // InNamespace is the namespace child's whole life (see runExact): it reads its spec
 // on descriptor 3, mounts, restricts itself and becomes COMMAND. It returns only when
 // COMMAND could not be started, with the process's exit code.
 func InNamespace() int {
+	// Capabilities and securebits belong to a thread: the one that gives them up
+	// (dropCapabilities) must be the one that execs COMMAND.
+	runtime.LockOSThread()
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
 	status := os.NewFile(4, "guard-sandbox-status")

@@ -11,6 +11,14 @@ const NamespaceArg = "__guard-sandbox-namespace"
 // error.
 func InNamespace() int { return 2 }
 
-func runExact(Options, *ExactPlan, string, []string, []string, int) (int, string, error) {
+type exactChild struct{}
+
+func startExact(Options) (*exactChild, error) {
+	return nil, errors.New("sandbox: the exact sandbox needs Linux")
+}
+
+func (*exactChild) cancel() {}
+
+func (*exactChild) run(Options, *ExactPlan, string, []string, []string, int) (int, string, error) {
 	return 0, "", errors.New("sandbox: the exact sandbox needs Linux")
 }

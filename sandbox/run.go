@@ -50,6 +50,21 @@ func Run(o Options) error {
 	if len(o.Command) == 0 {
 		return guard.Exitf(guard.ExitUsage, "sandbox: name a COMMAND to run: guard sandbox [flags] -- COMMAND [ARGS...]")
 	}
+	abi := ABI()
+	exactErr := errors.New("this kernel offers no Landlock")
+	var early *exactChild
+	if abi >= 1 {
+		if exactErr = exactHere(env); exactErr == nil {
+			// Started now, its start overlaps the reading of the locks below.
+			if early, exactErr = startExact(o); exactErr == nil {
+				defer func() {
+					if early != nil {
+						early.cancel()
+					}
+				}()
+			}
+		}
+	}
 	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
@@ -66,11 +81,11 @@ func Run(o Options) error {
 	for _, a := range set.Areas {
 		paths = append(paths, a.Path)
 	}
-	abi := ABI()
 	if abi >= 1 {
-		exactErr := exactHere(env)
-		if exactErr == nil {
-			fallback, err := runExactly(o, set, paths, allow, abi)
+		if early != nil {
+			c := early
+			early = nil // run or cancel it, once
+			fallback, err := runExactly(o, c, set, paths, allow, abi)
 			if fallback == "" {
 				return err
 			}
@@ -136,21 +151,23 @@ func exactHere(env *guard.Env) error {
 	return Exact()
 }
 
-// runExactly runs COMMAND in the exact sandbox. A non-empty fallback says why the
+// runExactly runs COMMAND in the exact sandbox, in the namespace child c. A non-empty fallback says why the
 // namespaces could not be set up; nothing ran, and the caller falls back to Landlock
 // alone. err is guard's final answer (COMMAND's code as guard.Silent, or a refusal).
-func runExactly(o Options, set *guard.ReadOnlySet, paths, allow []string, abi int) (fallback string, err error) {
+func runExactly(o Options, c *exactChild, set *guard.ReadOnlySet, paths, allow []string, abi int) (fallback string, err error) {
 	env := o.Env
 	plan, err := NewExactPlan(paths, allow)
 	if err != nil {
+		c.cancel()
 		return "", guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
 	}
 	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(o.Environ, "PATH"))
 	if err != nil {
+		c.cancel()
 		fmt.Fprintf(env.Stderr, "guard sandbox: %v\n", err)
 		return "", guard.Silent(127)
 	}
-	code, fallback, err := runExact(o, plan, path, o.Command, sandboxEnviron(o.Environ, "exact", abi), abi)
+	code, fallback, err := c.run(o, plan, path, o.Command, sandboxEnviron(o.Environ, "exact", abi), abi)
 	if err != nil {
 		return "", guard.Exitf(guard.ExitUsage, "%w", err)
 	}
