@@ -85,3 +85,25 @@ func TestCheckJudgesAPathWhereTheKernelResolvesIt(t *testing.T) {
 		assert.Empty(t, out.String())
 	})
 }
+
+func TestStatusAndLockNameTheFolderTheKernelReaches(t *testing.T) {
+	root := kernelPathsTree(t)
+	lock := filepath.Join(root, "locked", "LOCK.txt")
+	t.Run("status free/sub/.. is the locked folder's status", func(t *testing.T) {
+		env, out, errb := checkEnv(root, nil)
+		err := RunStatus(StatusOptions{Env: env, Dir: "free/sub/..", JSON: true})
+		require.Equal(t, guard.ExitRefused, guard.ExitCode(err), "stderr: %s", errb)
+		var got StatusJSON
+		require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+		assert.Equal(t, filepath.Join(root, "locked"), got.Dir)
+		require.Len(t, got.Locks, 1)
+		assert.Equal(t, lock, got.Locks[0].Path)
+	})
+	t.Run("lock free/sub/.. claims the folder the kernel reaches, where alice's lock is", func(t *testing.T) {
+		env, out, errb := checkEnv(root, nil)
+		err := RunLock(LockOptions{Env: env, Dir: "free/sub/.."})
+		assert.Equal(t, guard.ExitRefused, guard.ExitCode(err), "stdout: %s stderr: %s", out, errb)
+		assert.ErrorContains(t, err, "lock refused: "+lock+" is held by alice")
+		assert.NoFileExists(t, filepath.Join(root, "free", "LOCK.txt"), "the lexical folder is not locked")
+	})
+}

@@ -33,12 +33,16 @@ func cacheDir(env *guard.Env, rc *lockcore.RootsConfig) string {
 	return env.Dir
 }
 
-// absUnder is p made absolute against base (an empty p is base), cleaned.
+// absUnder is p made absolute against base (an empty p is base), where the kernel
+// reaches it (guard.KernelPath: a/link/.. is above where link points, as os.Stat and
+// every other system call see it). A loop of links keeps the lexical path, on which
+// the caller's own system calls then fail with ELOOP.
 func absUnder(base, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	if p == "" {
+		return filepath.Clean(base)
 	}
-	return filepath.Join(base, p)
+	abs, _ := guard.KernelPath(base, p)
+	return abs
 }
 
 // scanLocks walks the roots and reports unreadable directories on stderr (the scan
