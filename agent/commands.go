@@ -1083,12 +1083,14 @@ func (c *command) patchName(name string, strip int) {
 		if k >= len(parts) {
 			continue
 		}
-		rel := filepath.Join(parts[k:]...)
-		p := rel
-		if !filepath.IsAbs(name) || k > 0 {
+		rel := strings.Join(parts[k:], "/")
+		if filepath.IsAbs(name) && k == 0 {
+			rel = name
+		}
+		// Where the kernel reaches it (a/link/../b is above where link points).
+		p, ok := c.a.resolvePath(rel, c.cwd)
+		if !ok {
 			p = filepath.Join(c.cwd, rel)
-		} else {
-			p = filepath.Clean(name)
 		}
 		c.a.effect(Effect{Op: OpEdit, Path: p, Command: c.text})
 	}

@@ -122,3 +122,13 @@ func TestTheHookJudgesPathsWhereTheKernelResolvesThem(t *testing.T) {
 		assert.Contains(t, reason, "(z/f) cannot be located")
 	})
 }
+
+func TestAPatchsPathsAreResolvedAsTheKernelDoes(t *testing.T) {
+	repo := pathsTree(t)
+	free := filepath.Join(repo, "free")
+	patch := "--- sub/../a.go\n+++ sub/../a.go\n@@ -1 +1 @@\n-package a\n+package b\n"
+	require.NoError(t, os.WriteFile(filepath.Join(free, "fix.patch"), []byte(patch), 0o644))
+	decision, reason := hookAnswer(t, repo, free, "Bash", map[string]string{"command": "patch -p0 < fix.patch"}, map[string]string{"HOME": filepath.Join(filepath.Dir(repo), "home")})
+	assert.Equal(t, "deny", decision, reason)
+	assert.Contains(t, reason, "blocked: "+filepath.Join(repo, "locked", "a.go")+"\n")
+}
