@@ -2,19 +2,37 @@ package hooks_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+// commitFile writes path in dir and commits it without the hooks (made before a lock,
+// or elsewhere).
+func (w *world) commitFile(dir, path, content, msg string) {
+	w.t.Helper()
+	write(w.t, dir, path, content)
+	w.git(dir, "add", path)
+	w.commitNoVerify(dir, msg)
+}
+
+// cloneAs clones bare into a new folder for a second person and returns it.
+func (w *world) cloneAs(bare, name string) string {
+	w.t.Helper()
+	other := filepath.Join(w.t.TempDir(), "other")
+	w.git(filepath.Dir(other), "clone", "-q", "-b", "main", bare, other)
+	w.git(other, "config", "user.name", name)
+	w.git(other, "config", "user.email", strings.ToLower(name)+"@example.com")
+	return other
+}
+
 // lockedWork commits a change to locked/tracked without the hooks (made before the
 // lock, or elsewhere) and then puts bob's lock on locked/.
 func (w *world) lockedWork(dir string) {
 	w.t.Helper()
-	write(w.t, dir, "locked/tracked", "v2\n")
-	w.git(dir, "add", "locked/tracked")
-	w.commitNoVerify(dir, "touch locked")
+	w.commitFile(dir, "locked/tracked", "v2\n", "touch locked")
 	lock(w.t, dir, "locked/LOCK.txt", "")
 }
 
@@ -89,10 +107,7 @@ func TestPrePushCountsOnlyWhatTheRemoteReallyHas(t *testing.T) {
 		// Someone pushed the locked work before the lock; this clone fetched it.
 		w.lockedWork(dir)
 		w.git(dir, "push", "-q", "--no-verify", "origin", "main")
-		other := filepath.Join(t.TempDir(), "other")
-		w.git(dir, "clone", "-q", bare, other)
-		w.git(other, "config", "user.name", "Carol")
-		w.git(other, "config", "user.email", "carol@example.com")
+		other := w.cloneAs(bare, "Carol")
 		lock(t, other, "locked/LOCK.txt", "")
 		w.install(other)
 		w.git(other, "checkout", "-q", "-b", "feature")
@@ -109,6 +124,49 @@ func TestPrePushCountsOnlyWhatTheRemoteReallyHas(t *testing.T) {
 	})
 }
 
+func TestPrePushTrustsWhatCloneAndGcWrote(t *testing.T) {
+	t.Run("a fresh clone's tracking refs count though clone writes them without a reflog", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		bare := w.remote(dir)
+		// develop, on origin, carries locked work from before the lock.
+		w.git(dir, "checkout", "-q", "-b", "develop")
+		w.commitFile(dir, "locked/tracked", "v2\n", "locked work on develop")
+		w.git(dir, "push", "-q", "--no-verify", "origin", "develop")
+		other := w.cloneAs(bare, "Carol")
+		lock(t, other, "locked/LOCK.txt", "")
+		w.install(other)
+		w.git(other, "checkout", "-q", "-b", "feature", "origin/develop")
+		w.commitFile(other, "free/new", "x\n", "free work")
+		r := w.gitCode(other, nil, "push", "-q", "origin", "feature")
+		assert.Equal(t, 0, r.code, "origin/develop, packed by clone, counts: %s", r.stderr)
+
+		// After gc has emptied the reflogs, packed refs still count.
+		w.git(other, "reflog", "expire", "--expire=now", "--all")
+		w.git(other, "pack-refs", "--all")
+		w.git(other, "checkout", "-q", "-b", "feature2", "origin/develop")
+		w.commitFile(other, "free/new2", "x\n", "more free work")
+		r = w.gitCode(other, nil, "push", "-q", "origin", "feature2")
+		assert.Equal(t, 0, r.code, r.stderr)
+	})
+
+	t.Run("a loose tracking ref written with the reflog switched off does not count", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		dir := w.repo()
+		bare := w.remote(dir)
+		w.install(dir)
+		w.git(dir, "checkout", "-q", "-b", "feature")
+		w.lockedWork(dir)
+		w.git(dir, "-c", "core.logAllRefUpdates=false", "update-ref", "refs/remotes/origin/z", "HEAD")
+		r := w.gitCode(dir, nil, "push", "origin", "feature")
+		assert.Equal(t, 1, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "refs/remotes/origin/z (no reflog says how it was written)")
+		assert.Equal(t, "", w.remoteRef(bare, "refs/heads/feature"))
+	})
+}
+
 func TestPrePushRefusesAForcedPushThatDropsLockedWork(t *testing.T) {
 	t.Run("rewinding the remote past commits into another's locked area is refused", func(t *testing.T) {
 		t.Parallel()
@@ -117,18 +175,14 @@ func TestPrePushRefusesAForcedPushThatDropsLockedWork(t *testing.T) {
 		bare := w.remote(dir)
 		base := w.git(dir, "rev-parse", "HEAD")
 		// bob's work in locked/ is on origin.
-		write(t, dir, "locked/tracked", "bob's v2\n")
-		w.git(dir, "add", "locked/tracked")
-		w.commitNoVerify(dir, "bob's work")
+		w.commitFile(dir, "locked/tracked", "bob's v2\n", "bob's work")
 		w.git(dir, "push", "-q", "--no-verify", "origin", "main")
 		bobs := w.remoteRef(bare, "refs/heads/main")
 		lock(t, dir, "locked/LOCK.txt", "")
 		w.install(dir)
 		// alice rewinds main and adds free work, then forces it.
 		w.git(dir, "reset", "-q", "--hard", base)
-		write(t, dir, "free/mine", "x\n")
-		w.git(dir, "add", "free/mine")
-		w.commitNoVerify(dir, "mine")
+		w.commitFile(dir, "free/mine", "x\n", "mine")
 
 		r := w.gitCode(dir, nil, "push", "--force", "origin", "main")
 		assert.Equal(t, 1, r.code, r.stderr)
@@ -139,9 +193,7 @@ func TestPrePushRefusesAForcedPushThatDropsLockedWork(t *testing.T) {
 
 		// A fast-forward of the same ref drops nothing and passes.
 		w.git(dir, "reset", "-q", "--hard", bobs)
-		write(t, dir, "free/mine", "x\n")
-		w.git(dir, "add", "free/mine")
-		w.commitNoVerify(dir, "mine on top")
+		w.commitFile(dir, "free/mine", "x\n", "mine on top")
 		r = w.gitCode(dir, nil, "push", "-q", "origin", "main")
 		assert.Equal(t, 0, r.code, r.stderr)
 	})
@@ -152,16 +204,12 @@ func TestPrePushRefusesAForcedPushThatDropsLockedWork(t *testing.T) {
 		dir := w.repo()
 		bare := w.remote(dir)
 		base := w.git(dir, "rev-parse", "HEAD")
-		write(t, dir, "free/old", "x\n")
-		w.git(dir, "add", "free/old")
-		w.commitNoVerify(dir, "free old")
+		w.commitFile(dir, "free/old", "x\n", "free old")
 		w.git(dir, "push", "-q", "--no-verify", "origin", "main")
 		lock(t, dir, "locked/LOCK.txt", "")
 		w.install(dir)
 		w.git(dir, "reset", "-q", "--hard", base)
-		write(t, dir, "free/new", "x\n")
-		w.git(dir, "add", "free/new")
-		w.commitNoVerify(dir, "free new")
+		w.commitFile(dir, "free/new", "x\n", "free new")
 		r := w.gitCode(dir, nil, "push", "-q", "--force", "origin", "main")
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, w.git(dir, "rev-parse", "HEAD"), w.remoteRef(bare, "refs/heads/main"))
@@ -172,10 +220,7 @@ func TestPrePushRefusesAForcedPushThatDropsLockedWork(t *testing.T) {
 		w := newWorld(t)
 		dir := w.repo()
 		bare := w.remote(dir)
-		other := filepath.Join(t.TempDir(), "other")
-		w.git(dir, "clone", "-q", "-b", "main", bare, other)
-		w.git(other, "config", "user.name", "Bob")
-		w.git(other, "config", "user.email", "bob@example.com")
+		other := w.cloneAs(bare, "Bob")
 		write(t, other, "locked/tracked", "bob's\n")
 		w.git(other, "add", "locked/tracked")
 		w.git(other, "commit", "-q", "-m", "bob's")
@@ -183,9 +228,7 @@ func TestPrePushRefusesAForcedPushThatDropsLockedWork(t *testing.T) {
 		bobs := w.remoteRef(bare, "refs/heads/main")
 
 		w.install(dir)
-		write(t, dir, "free/mine", "x\n")
-		w.git(dir, "add", "free/mine")
-		w.commitNoVerify(dir, "mine")
+		w.commitFile(dir, "free/mine", "x\n", "mine")
 		r := w.gitCode(dir, nil, "push", "-q", "--force", "origin", "main")
 		require.Equal(t, 0, r.code, "no lock anywhere: nothing a forced push could drop is locked: %s", r.stderr)
 		// bob puts his work back; this clone never fetched it.

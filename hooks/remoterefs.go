@@ -29,10 +29,12 @@ import (
 //     also maps to, `refs/remotes/origin/mirror/*` of a remote named
 //     `origin/mirror`, is not origin's), whose newest reflog entry set the ref's
 //     present value and was written by `git fetch` or `git pull` from this remote,
-//     `git clone`, or a push (`update by push`).
+//     `git clone`, or a push (`update by push`); or that have no reflog entry at all
+//     and live only in packed-refs (git clone writes its tracking refs there without
+//     a reflog; gc packs refs and empties reflogs older than 90 days).
 //
 // A ref written otherwise (update-ref, a fetch from another repository into it, a
-// reflog that was switched off or expired) is not counted: the commits behind it are
+// loose ref file with no reflog) is not counted: the commits behind it are
 // checked as if the remote lacked them, and a refusal names the ref and how to make
 // it count again (`git fetch REMOTE`). A reflog is a local file too, so someone set on
 // forging one can; what this stops is the careless or unthinking forgery, and the
@@ -104,6 +106,13 @@ func trustedRemoteTips(ctx context.Context, g gitrun.Git, remote, commonDir stri
 		if rerr != nil {
 			return remoteTips{}, rerr
 		}
+		if !entry.found && !reftable && packedOnly(commonDir, ref) {
+			// git clone writes its tracking refs straight into packed-refs, without
+			// a reflog, and gc packs refs and empties old reflogs: a ref kept only
+			// in packed-refs, with no reflog to say otherwise, is git's own.
+			rt.tips = append(rt.tips, sha)
+			continue
+		}
 		if why := entry.distrust(remote, sha); why != "" {
 			rt.distrusted = append(rt.distrusted, ref+" ("+why+")")
 			continue
@@ -111,6 +120,13 @@ func trustedRemoteTips(ctx context.Context, g gitrun.Git, remote, commonDir stri
 		rt.tips = append(rt.tips, sha)
 	}
 	return rt, nil
+}
+
+// packedOnly reports whether ref has no loose file in commonDir, so that its value
+// comes from packed-refs.
+func packedOnly(commonDir, ref string) bool {
+	_, err := os.Lstat(filepath.Join(commonDir, filepath.FromSlash(ref)))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // fetchDestinations maps every configured remote to the destination sides of its
