@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -168,9 +169,12 @@ func say(w io.Writer, indent int, text string) {
 // errors are the hook's answer: 2, with the reason.
 func openReceiver(ctx context.Context, env *guard.Env, hook string) (*receiver, error) {
 	g := gitrun.New(env.Dir, env.Env)
-	repo, err := gitrun.OpenRepo(ctx, g)
-	if err != nil {
-		return nil, err
+	repo, ok := receiveRepo(env)
+	if !ok {
+		var err error
+		if repo, err = gitrun.OpenRepo(ctx, g); err != nil {
+			return nil, err
+		}
 	}
 	cfg, err := guard.FindServerConfig(repo.CommonDir)
 	if err != nil {
@@ -181,6 +185,33 @@ func openReceiver(ctx context.Context, env *guard.Env, hook string) (*receiver, 
 		return nil, err
 	}
 	return r, nil
+}
+
+// receiveRepo is the repository git runs a receiving hook in, as git tells it
+// (GIT_DIR, "." in a bare repository), without asking git: a git directory of its
+// own (no commondir file, no GIT_COMMON_DIR) is its own common directory. ok is false
+// when that cannot be told, and git is asked.
+func receiveRepo(env *guard.Env) (gitrun.Repo, bool) {
+	gd := env.Env("GIT_DIR")
+	if gd == "" || env.Env("GIT_COMMON_DIR") != "" {
+		return gitrun.Repo{}, false
+	}
+	if !filepath.IsAbs(gd) {
+		if !filepath.IsAbs(env.Dir) {
+			return gitrun.Repo{}, false
+		}
+		gd = filepath.Join(env.Dir, gd)
+	}
+	gd = filepath.Clean(gd)
+	for _, need := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(gd, need)); err != nil {
+			return gitrun.Repo{}, false
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {
+		return gitrun.Repo{}, false
+	}
+	return gitrun.Repo{GitDir: gd, CommonDir: gd, Hooks: filepath.Join(gd, "hooks")}, true
 }
 
 func runReceive(ctx context.Context, env *guard.Env, hook string, read func() ([]ReceiveUpdate, error)) (err error) {
@@ -254,7 +285,7 @@ func (r *receiver) judgeAll(ctx context.Context, ups []ReceiveUpdate) ([]*receiv
 //     (guard.CommittedMarker), and PRIVATE.txt on a public repository
 //     (guard.PrivateOnPublic);
 //   - a forced update that drops commits changing another's locked area is refused
-//     (droppedByUpdate, judgeDropped).
+//     (DroppedByUpdate, JudgeDropped, shared with pre-push).
 func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*receiveCheck, error) {
 	if !u.Deletion() && !have.exists[u.New] {
 		return nil, fmt.Errorf("the pushed object %s is not in the repository or its quarantine", u.New)
@@ -266,26 +297,93 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*r
 	c := &receiveCheck{u: u, ops: ops}
 	// The locks that govern the update: those of the pushed tree, and those of the
 	// tree the ref had (a push that removes another's lock is still judged by it).
-	var trees []string
+	var tip, prev string
 	if !u.Deletion() && have.commit[u.New] {
-		trees = append(trees, u.New)
+		tip = u.New
 	}
 	if !u.Creation() && have.commit[u.Old] {
-		trees = append(trees, u.Old)
+		prev = u.Old
 	}
-	if len(trees) == 0 {
+	if tip == "" && prev == "" {
 		// A tag of a tree or a blob: the server's default branch says what is locked.
 		if head, err := r.git.Line(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil && head != "" {
-			trees = append(trees, head)
+			prev = head
 		}
 	}
+	// git's walk of the new commits (the bulk of the work) runs while the lock files
+	// are read and written out.
+	var revs []string
+	type logged struct {
+		changed   []string
+		sawMarker bool
+		err       error
+	}
+	logc := make(chan logged, 1)
+	if !u.Deletion() && have.commit[u.New] {
+		// What the server does not have yet: no ref of it reaches these commits (in
+		// pre-receive no ref has moved yet, so the ref's old value is among them).
+		revs = []string{u.New, "--not", "--all"}
+		go func() {
+			var l logged
+			l.err = recovered(func() error {
+				return gitrun.LogPathsFunc(ctx, r.git, revs, func(batch []string) error {
+					for _, p := range batch {
+						l.sawMarker = l.sawMarker || guard.IsMarkerName(p)
+					}
+					l.changed = append(l.changed, batch...)
+					return nil
+				})
+			})
+			logc <- l
+		}()
+	} else {
+		logc <- logged{}
+	}
+	// The forced-update question (what the update drops) is git's too, and runs
+	// beside the rest; commits another ref keeps are not dropped: every ref but this
+	// one counts (not --all, which adds HEAD, and HEAD is usually this very branch).
+	type droppedRes struct {
+		d   Dropped
+		err error
+	}
+	dropc := make(chan droppedRes, 1)
+	if !u.Deletion() && !u.Creation() && have.commit[u.Old] && have.commit[u.New] {
+		go func() {
+			var dr droppedRes
+			dr.err = recovered(func() (err error) {
+				dr.d, err = DroppedByUpdate(ctx, r.git, u.Old, u.New, "--exclude="+u.Ref, "--glob=refs/*")
+				return err
+			})
+			dropc <- dr
+		}()
+	} else {
+		dropc <- droppedRes{}
+	}
+	var lg logged
+	var dr droppedRes
+	waited := false
+	wait := func() {
+		if !waited {
+			lg, dr, waited = <-logc, <-dropc, true
+		}
+	}
+	changedBoth := func() []string {
+		wait()
+		return append(append([]string{}, lg.changed...), dr.d.Paths...)
+	}
 	var err error
-	if c.lt, err = buildLockTree(ctx, r.git, filepath.Join(r.repo.GuardDir(), "receive"), trees); err != nil {
+	c.lt, err = buildLockTree(ctx, r.git, filepath.Join(r.repo.GuardDir(), "receive"), tip, prev, changedBoth)
+	wait()
+	if err != nil {
 		return nil, err
 	}
+	if lg.err != nil {
+		return c, fmt.Errorf("listing the paths the pushed commits change: %w", lg.err)
+	}
+	changed, sawMarker := lg.changed, lg.sawMarker
 	lt := c.lt
-	if !have.commit[u.New] {
-		lt.markers = nil // the listing of the first tree was not the pushed one
+	if tip == "" {
+		lt.markers = nil // the tree listed in full was not the pushed one
 	}
 	policy := guard.NewPolicy(r.env, guard.Identity{Owner: r.pusher.Owner})
 	pinned, treeErr, err := guard.ServerTreeConfig(lt.root, r.cfg)
@@ -302,24 +400,6 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*r
 	if u.Deletion() || u.Tag() {
 		first = []string{lt.root}
 		c.paths = append(c.paths, "")
-	}
-	var revs []string
-	sawMarker := false
-	var changed []string
-	if !u.Deletion() && have.commit[u.New] {
-		// What the server does not have yet: no ref of it reaches these commits (in
-		// pre-receive no ref has moved yet, so the ref's old value is among them).
-		revs = []string{u.New, "--not", "--all"}
-		err := gitrun.LogPathsFunc(ctx, r.git, revs, func(batch []string) error {
-			for _, p := range batch {
-				sawMarker = sawMarker || guard.IsMarkerName(p)
-			}
-			changed = append(changed, batch...)
-			return nil
-		})
-		if err != nil {
-			return c, fmt.Errorf("listing the paths the pushed commits change: %w", err)
-		}
 	}
 	c.paths = append(c.paths, changed...)
 	dec, err := policy.Check(guard.Request{Ops: ops, Paths: append(first, lt.abs(changed)...), RepoRoot: lt.root})
@@ -345,22 +425,17 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*r
 		}
 	}
 
-	if !u.Deletion() && !u.Creation() && have.commit[u.Old] && have.commit[u.New] {
-		// Commits another ref keeps are not dropped: every ref but this one counts (not
-		// --all, which adds HEAD, and HEAD is usually this very branch).
-		d, err := droppedByUpdate(ctx, r.git, u.Old, u.New, "--exclude="+u.Ref, "--glob=refs/*")
+	if dr.err != nil {
+		return c, dr.err
+	}
+	if d := dr.d; len(d.Commits) > 0 {
+		dd, err := JudgeDropped(policy, lt.root, d)
 		if err != nil {
 			return c, err
 		}
-		if len(d.Commits) > 0 {
-			dd, err := judgeDropped(policy, lt.root, d)
-			if err != nil {
-				return c, err
-			}
-			if !dd.Allowed {
-				mergeDecision(c.dec, dd)
-				c.notes = append(c.notes, fmt.Sprintf("this forced update drops %d commit(s) of %s that changed the locked paths above: another owner's work would be lost; rebase onto the server's %s (git pull --rebase) instead of replacing it", len(d.Commits), u.Ref, short(u.Old)))
-			}
+		if !dd.Allowed {
+			mergeDecision(c.dec, dd)
+			c.notes = append(c.notes, fmt.Sprintf("this forced update drops %d commit(s) of %s that changed the locked paths above: another owner's work would be lost; rebase onto the server's %s (git pull --rebase) instead of replacing it", len(d.Commits), u.Ref, short(u.Old)))
 		}
 	}
 	if len(blocks) > 0 {

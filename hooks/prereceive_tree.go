@@ -32,17 +32,28 @@ type lockTree struct {
 	markers []foundMarker
 }
 
-// treeEntry is one line of `git ls-tree -r -t -z`.
+// treeEntry is a lock-named (or .guard.toml) entry of a tree: its mode, its object
+// (or, for an entry of the previous tree, the "<commit>:<path>" that names it), and
+// the commit whose tree holds it.
 type treeEntry struct {
-	mode, typ, oid, path string
+	mode, oid, path, commit string
 }
 
-// buildLockTree lists the trees of commits (the tip first: where two trees hold the same
-// path, the first wins) with one `git ls-tree` each, reads the lock files and
-// .guard.toml files they hold with one `git cat-file --batch`, and writes them under a
-// new scratch folder in base. Folders that a scoped lock would cover are made too, so
-// that the scope falls back to its folder as it would in a checkout.
-func buildLockTree(ctx context.Context, g gitrun.Git, base string, commits []string) (*lockTree, error) {
+// buildLockTree writes under a new scratch folder in base the lock files and .guard.toml
+// files of the tree of tip, plus those of prev (the ref's previous commit; "" none) that
+// tip's tree no longer holds at the same path: a push that deletes another's lock is
+// still judged by it. tip's tree is listed with one `git ls-tree -r`; of prev's, only
+// the paths that changed between the two can differ, and changed (called once tip's
+// listing is read) names them: the paths of the pushed commits and of the commits the
+// update drops. (A path changed only by commits another ref of the server already has
+// was judged when those came.) The files are read with one `git cat-file
+// --batch-check` and one `git cat-file --batch`. tip "" lists prev in full. Folders that
+// a scoped lock would cover are made too, so that the scope falls back to its folder as
+// in a checkout.
+func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string, changed func() []string) (*lockTree, error) {
+	if tip == "" {
+		tip, prev = prev, ""
+	}
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return nil, fmt.Errorf("scratch folder for the pushed locks: %w", err)
 	}
@@ -57,80 +68,193 @@ func buildLockTree(ctx context.Context, g gitrun.Git, base string, commits []str
 		lt.remove()
 		return nil, err
 	}
-	procs := make([]*gitrun.Process, len(commits))
-	for i, c := range commits {
-		if procs[i], err = g.Start(ctx, nil, "-c", "core.quotePath=false", "ls-tree", "-r", "-t", "-z", "--full-tree", c); err != nil {
-			lt.remove()
-			return nil, err
-		}
+	if tip == "" {
+		return lt, nil
 	}
-	trees := map[string]bool{}
-	wanted := map[string]treeEntry{}
-	var order []string
-	var listErr error
-	for i, p := range procs {
-		out, err := p.Wait()
-		if err != nil {
-			if listErr == nil {
-				listErr = fmt.Errorf("listing the tree of %s: %w", short(commits[i]), err)
-			}
+	fail := func(err error) (*lockTree, error) {
+		lt.remove()
+		return nil, err
+	}
+	list, err := g.Start(ctx, nil, "-c", "core.quotePath=false", "ls-tree", "-r", "-z", "--full-tree", tip)
+	if err != nil {
+		return fail(err)
+	}
+	out, lerr := list.Wait()
+	if lerr != nil {
+		return fail(fmt.Errorf("listing the tree of %s: %w", short(tip), lerr))
+	}
+	var wanted []treeEntry
+	inTip := map[string]bool{}
+	// A large tree has many names and few lock files: the names are looked at in
+	// place, and only a candidate becomes a string.
+	for len(out) > 0 {
+		rec, rest, _ := bytes.Cut(out, []byte{0})
+		out = rest
+		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok {
 			continue
 		}
-		for len(out) > 0 {
-			rec, rest, _ := bytes.Cut(out, []byte{0})
-			out = rest
-			meta, name, ok := bytes.Cut(rec, []byte{'\t'})
-			if !ok {
-				continue
-			}
-			f := strings.Fields(string(meta))
-			if len(f) != 3 {
-				continue
-			}
-			e := treeEntry{mode: f[0], typ: f[1], oid: f[2], path: string(name)}
-			if e.typ == "tree" {
-				trees[e.path] = true
-				continue
-			}
-			if i == 0 && guard.IsMarkerNameBytes(name) {
-				lt.markers = append(lt.markers, foundMarker{rel: e.path, place: guard.MarkerInTree})
-			}
-			b := path.Base(e.path)
-			if b != guard.ConfigFileName && !lockcore.IsLockName(b) {
-				continue
-			}
-			if _, seen := wanted[e.path]; !seen {
-				wanted[e.path] = e
-				order = append(order, e.path)
+		if guard.IsMarkerNameBytes(name) {
+			lt.markers = append(lt.markers, foundMarker{rel: string(name), place: guard.MarkerInTree})
+		}
+		if !lockOrConfigName(name) {
+			continue
+		}
+		f := strings.Fields(string(meta))
+		if len(f) != 3 {
+			continue
+		}
+		p := string(name)
+		inTip[p] = true
+		wanted = append(wanted, treeEntry{mode: f[0], oid: f[2], path: p, commit: tip})
+		if f[1] != "blob" {
+			wanted[len(wanted)-1].mode = "160000" // a submodule named like a lock
+		}
+	}
+	var fromPrev []string
+	if prev != "" && changed != nil {
+		seen := map[string]bool{}
+		for _, p := range changed() {
+			if !seen[p] && !inTip[p] && lockOrConfigName([]byte(p)) {
+				seen[p] = true
+				fromPrev = append(fromPrev, p)
 			}
 		}
 	}
-	if listErr != nil {
-		lt.remove()
-		return nil, listErr
+	// One batch-check: the sizes of tip's files, the objects of prev's, and whether
+	// the folder of each scoped lock exists in the tree that holds the lock.
+	var ask []string
+	for _, e := range wanted {
+		ask = append(ask, e.oid)
+	}
+	for _, p := range fromPrev {
+		ask = append(ask, prev+":"+p)
+	}
+	type folderQ struct{ commit, folder string }
+	var folders []folderQ
+	addFolder := func(commit, p string) {
+		if n, ok := lockcore.Classify(path.Base(p)); ok && n.Scope != "" && !strings.EqualFold(n.Scope, lockcore.ProjectScope) {
+			folders = append(folders, folderQ{commit, path.Join(path.Dir(p), strings.ReplaceAll(n.Scope, ".", "/"))})
+		}
+	}
+	for _, e := range wanted {
+		addFolder(tip, e.path)
+	}
+	for _, p := range fromPrev {
+		addFolder(prev, p)
+	}
+	for _, f := range folders {
+		ask = append(ask, f.commit+":"+f.folder)
+	}
+	for _, a := range ask {
+		if strings.ContainsAny(a, "\n\r") {
+			return fail(fmt.Errorf("the pushed tree holds a lock file whose path has a line break (%q): guard cannot read it, so it cannot judge the push", a))
+		}
+	}
+	answers, err := batchCheck(ctx, g, ask)
+	if err != nil {
+		return fail(err)
+	}
+	sizes := map[string]int64{}
+	for i, e := range wanted {
+		sizes[e.oid] = answers[i].size
+	}
+	for i, p := range fromPrev {
+		a := answers[len(wanted)+i]
+		if a.typ == "" {
+			continue // not in prev either: nothing to add
+		}
+		mode := "100644"
+		if a.typ != "blob" {
+			mode = "160000"
+		}
+		wanted = append(wanted, treeEntry{mode: mode, oid: a.oid, path: p, commit: prev})
+		sizes[a.oid] = a.size
 	}
 	var blobs []string
-	for _, p := range order {
-		if e := wanted[p]; e.typ == "blob" && e.mode != "120000" {
+	for _, e := range wanted {
+		if e.mode != "160000" && e.mode != "120000" && sizes[e.oid] <= maxLockBlob {
 			blobs = append(blobs, e.oid)
 		}
 	}
 	contents, err := catBlobs(ctx, g, blobs)
 	if err != nil {
-		lt.remove()
-		return nil, err
+		return fail(err)
 	}
-	for _, p := range order {
-		if err := lt.write(wanted[p], contents, trees); err != nil {
-			lt.remove()
-			return nil, err
+	for _, e := range wanted {
+		if _, ok := contents[e.oid]; !ok && e.mode != "160000" && e.mode != "120000" {
+			contents[e.oid] = tooLarge
+		}
+		if err := lt.write(e, contents); err != nil {
+			return fail(err)
+		}
+	}
+	for i, f := range folders {
+		if answers[len(ask)-len(folders)+i].typ == "tree" && cleanGitPath(f.folder) {
+			if err := os.MkdirAll(joinGitPath(root, f.folder), 0o755); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	return lt, nil
 }
 
+// lockOrConfigName reports whether the last element of the git path p may be a lock
+// file (lockcore.IsLockName decides) or is .guard.toml; a cheap test first, since a
+// tree has many names and few of them end in ".txt".
+func lockOrConfigName(p []byte) bool {
+	b := p
+	if i := bytes.LastIndexByte(p, '/'); i >= 0 {
+		b = p[i+1:]
+	}
+	if string(b) == guard.ConfigFileName {
+		return true
+	}
+	if len(b) < 8 || !bytes.EqualFold(b[len(b)-4:], []byte(".txt")) {
+		return false
+	}
+	return lockcore.IsLockName(string(b))
+}
+
+// checked is one answer of `git cat-file --batch-check`: typ "" when git has no such
+// object.
+type checked struct {
+	oid, typ string
+	size     int64
+}
+
+// batchCheck asks `git cat-file --batch-check` about each object name (an object id
+// or "<commit>:<path>"), one answer per question, in order.
+func batchCheck(ctx context.Context, g gitrun.Git, ask []string) ([]checked, error) {
+	if len(ask) == 0 {
+		return nil, nil
+	}
+	out, err := g.RunInput(ctx, []byte(strings.Join(ask, "\n")+"\n"), "cat-file", "--batch-check")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(ask) {
+		return nil, fmt.Errorf("git cat-file --batch-check: %d answers for %d questions", len(lines), len(ask))
+	}
+	res := make([]checked, len(ask))
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) == 3 {
+			size, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("git cat-file --batch-check: %q", l)
+			}
+			res[i] = checked{oid: f[0], typ: f[1], size: size}
+		} else if !strings.HasSuffix(l, " missing") && !strings.HasSuffix(l, " ambiguous") {
+			return nil, fmt.Errorf("git cat-file --batch-check: %q for %s", l, ask[i])
+		}
+	}
+	return res, nil
+}
+
 // write puts one tree entry in its place under the scratch folder.
-func (lt *lockTree) write(e treeEntry, contents map[string][]byte, trees map[string]bool) error {
+func (lt *lockTree) write(e treeEntry, contents map[string][]byte) error {
 	if !cleanGitPath(e.path) {
 		return nil // git never records such a path; nothing of it can be judged as a place
 	}
@@ -138,44 +262,21 @@ func (lt *lockTree) write(e treeEntry, contents map[string][]byte, trees map[str
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	b := path.Base(e.path)
-	if b == guard.ConfigFileName {
-		if data, ok := contents[e.oid]; ok && e.typ == "blob" {
+	switch {
+	case path.Base(e.path) == guard.ConfigFileName:
+		if data, ok := contents[e.oid]; ok && e.mode != "160000" && e.mode != "120000" {
 			return os.WriteFile(dst, data, 0o644)
 		}
 		return nil
-	}
-	switch {
-	case e.typ != "blob":
+	case e.mode == "160000":
 		return nil // a submodule named like a lock is no lock file
 	case e.mode == "120000":
 		// A symbolic link named like a lock: the checkout would hold a link guard never
 		// follows and treats as a held lock (fail closed). A folder of that name is
 		// judged the same way, and points nowhere on the server.
-		if err := os.MkdirAll(dst, 0o755); err != nil {
-			return err
-		}
-	default:
-		if err := os.WriteFile(dst, contents[e.oid], 0o644); err != nil {
-			return err
-		}
+		return os.MkdirAll(dst, 0o755)
 	}
-	// A scoped lock without a [scopes] mapping covers the folder of its scope if the
-	// tree has one: make it, so that the policy sees it.
-	if n, ok := lockcore.Classify(b); ok && n.Scope != "" && !strings.EqualFold(n.Scope, lockcore.ProjectScope) {
-		folder := path.Join(path.Dir(e.path), strings.ReplaceAll(n.Scope, ".", "/"))
-		if path.Dir(e.path) == "." {
-			folder = strings.ReplaceAll(n.Scope, ".", "/")
-		}
-		for t := range trees {
-			if strings.EqualFold(t, folder) && cleanGitPath(t) {
-				if err := os.MkdirAll(joinGitPath(lt.root, t), 0o755); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	return os.WriteFile(dst, contents[e.oid], 0o644)
 }
 
 // abs places git paths under the scratch folder.
@@ -216,41 +317,17 @@ const maxLockBlob = 1 << 20
 // can read, so it is treated as held (fail closed).
 var tooLarge = []byte("this lock file is too large for guard to read\n")
 
-// catBlobs reads blobs with `git cat-file --batch-check` (their sizes) and one `git
-// cat-file --batch` (those of at most maxLockBlob bytes), and returns their contents by
-// object name.
+// catBlobs reads blobs (each at most maxLockBlob bytes: batchCheck said so) with one
+// `git cat-file --batch` and returns their contents by object name.
 func catBlobs(ctx context.Context, g gitrun.Git, oids []string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	seen := map[string]bool{}
-	var asked []string
+	var small []string
 	for _, o := range oids {
 		if !seen[o] {
 			seen[o] = true
-			asked = append(asked, o)
+			small = append(small, o)
 		}
-	}
-	if len(asked) == 0 {
-		return out, nil
-	}
-	check, err := g.RunInput(ctx, []byte(strings.Join(asked, "\n")+"\n"), "cat-file", "--batch-check")
-	if err != nil {
-		return nil, err
-	}
-	lines := strings.Split(strings.TrimSuffix(string(check), "\n"), "\n")
-	if len(lines) != len(asked) {
-		return nil, fmt.Errorf("git cat-file --batch-check: %d answers for %d objects", len(lines), len(asked))
-	}
-	var small []string
-	for i, l := range lines {
-		f := strings.Fields(l)
-		if len(f) != 3 || f[0] != asked[i] {
-			return nil, fmt.Errorf("git cat-file --batch-check: %q for %s (a pushed object is missing?)", l, asked[i])
-		}
-		if size, err := strconv.ParseInt(f[2], 10, 64); err != nil || size > maxLockBlob {
-			out[asked[i]] = tooLarge
-			continue
-		}
-		small = append(small, asked[i])
 	}
 	if len(small) == 0 {
 		return out, nil

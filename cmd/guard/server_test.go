@@ -303,6 +303,28 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 		assert.NotEmpty(t, s.ref(t, "refs/heads/release"))
 	})
 
+	t.Run("a push that removes another's lock is judged by it", func(t *testing.T) {
+		c := s.clone(t)
+		ctGit(t, c, "rm", "-q", "src/LOCK.txt")
+		ctWrite(t, c, "src/a.go", "package a // bob, after removing alice's lock\n")
+		ctGit(t, c, "commit", "-qam", "bob unlocks and edits")
+		stderr, code := s.push(t, c, "bob", "origin", "main")
+		assert.Equal(t, 1, code, stderr)
+		assert.Contains(t, stderr, "remote: guard:   src/LOCK.txt, src/a.go: exclusive lock src/LOCK.txt held by alice\n")
+		assert.Equal(t, base, s.ref(t, "refs/heads/main"))
+	})
+
+	t.Run("a pushed .guard.toml that cannot be read", func(t *testing.T) {
+		c := s.clone(t)
+		ctWrite(t, c, ".guard.toml", "[scopes\n")
+		ctGit(t, c, "add", "-A")
+		ctGit(t, c, "commit", "-qm", "broken config")
+		stderr, code := s.push(t, c, "bob", "origin", "HEAD:refs/heads/broken")
+		assert.Equal(t, 1, code, stderr)
+		assert.Contains(t, stderr, "remote: guard:   (the repository): the pushed .guard.toml cannot be read (.guard.toml:1:")
+		assert.Empty(t, s.ref(t, "refs/heads/broken"))
+	})
+
 	t.Run("a forced update that drops another's commits in a locked area", func(t *testing.T) {
 		alice := s.clone(t)
 		ctWrite(t, alice, "src/a.go", "package a // alice's work\n")
@@ -337,7 +359,8 @@ func TestServerUpdateHookJudgesOneRefAndUninstallRestoresTheKeptHook(t *testing.
 	stderr, code = s.push(t, bob, "bob", "origin", ":refs/heads/staging")
 	require.Equal(t, 0, code, stderr)
 	head := ctGit(t, bob, "rev-parse", "HEAD")
-	_, hookErr, code := ctRun(t, s.bare, []string{"GIT_DIR=.", "GUARD_PUSHER=bob"}, "", "hook", "update", "refs/heads/main", before, head)
+	// GUARD_BYPASS in the server's environment is no bypass.
+	_, hookErr, code := ctRun(t, s.bare, []string{"GIT_DIR=.", "GUARD_PUSHER=bob", "GUARD_BYPASS=please"}, "", "hook", "update", "refs/heads/main", before, head)
 	assert.Equal(t, 1, code, hookErr)
 	assert.Contains(t, hookErr, "guard: update: refusing refs/heads/main (push by bob):\n")
 	_, hookErr, code = ctRun(t, s.bare, []string{"GIT_DIR=.", "GUARD_PUSHER=bob"}, "", "hook", "update", "refs/heads/main", before, "xyz")

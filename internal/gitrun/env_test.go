@@ -2,6 +2,7 @@ package gitrun
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -74,4 +75,31 @@ func TestOpenRepoOutsideARepositorySaysSo(t *testing.T) {
 	env := append(gitEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
 	_, err := OpenRepo(context.Background(), Git{Dir: dir, Env: env})
 	require.EqualError(t, err, dir+" is not in a git repository")
+}
+
+// A receiving hook reads the pushed objects from git's quarantine: git names it in
+// GIT_OBJECT_DIRECTORY (with the repository's own objects as an alternate, and
+// GIT_QUARANTINE_PATH), and every git process guard starts there must see it.
+func TestEnvironHandsTheQuarantineOnToGit(t *testing.T) {
+	ctx := context.Background()
+	bare := filepath.Join(t.TempDir(), "r.git")
+	plain := func(string) string { return "" }
+	_, err := New(filepath.Dir(bare), plain).Run(ctx, "init", "-q", "--bare", bare)
+	require.NoError(t, err)
+	quarantine := filepath.Join(bare, "objects", "incoming-test")
+	require.NoError(t, os.MkdirAll(filepath.Join(quarantine, "pack"), 0o755))
+	vars := map[string]string{
+		"GIT_DIR":                          ".",
+		"GIT_OBJECT_DIRECTORY":             quarantine,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES": filepath.Join(bare, "objects"),
+		"GIT_QUARANTINE_PATH":              quarantine,
+	}
+	hook := New(bare, func(k string) string { return vars[k] })
+	oid, err := hook.RunInput(ctx, []byte("pushed\n"), "hash-object", "-w", "--stdin")
+	require.NoError(t, err)
+	id := string(oid[:len(oid)-1])
+	_, err = hook.Run(ctx, "cat-file", "-e", id)
+	require.NoError(t, err, "the hook's git sees the quarantined object")
+	_, err = New(bare, plain).Run(ctx, "cat-file", "-e", id)
+	require.Error(t, err, "outside the quarantine the object does not exist yet")
 }
