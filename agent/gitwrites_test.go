@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testenv"
 )
 
 // gitLockedRepo makes a real repository with alice's lock on locked/ and a commit of
@@ -29,7 +31,7 @@ func gitLockedRepo(t *testing.T, staged bool) string {
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
 		cmd.Dir = repo
-		cmd.Env = []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+		cmd.Env = []string{"HOME=" + root, "PATH=" + testenv.Path(), "GIT_CONFIG_NOSYSTEM=1"}
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "git %v: %s", args, out)
 	}
@@ -180,7 +182,7 @@ func TestAPushThatSkipsTheHooksIsJudgedByWhatItPublishes(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
 		cmd.Dir = dir
-		cmd.Env = []string{"HOME=" + filepath.Dir(repo), "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+		cmd.Env = []string{"HOME=" + filepath.Dir(repo), "PATH=" + testenv.Path(), "GIT_CONFIG_NOSYSTEM=1"}
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "git %v: %s", args, out)
 	}
