@@ -121,3 +121,23 @@ func BenchmarkAreasAndRuleset(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkAreasAndExactPlan is the exact sandbox's share of the same work: reading
+// every lock of the tree, asking the policy for the areas, and the mounts' plan (one
+// lstat per path, no folder listed). The mounts themselves happen in the namespace
+// child; bench/sandbox.sh times them end to end.
+func BenchmarkAreasAndExactPlan(b *testing.B) {
+	root := benchTree(b)
+	b.ResetTimer()
+	cpu0 := cpuTime(b)
+	var mounts int
+	for b.Loop() {
+		plan, err := NewExactPlan(benchAreas(b, root), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mounts = len(plan.ReadOnly) + len(plan.Pinned)
+	}
+	b.ReportMetric(float64(mounts), "mounts")
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}

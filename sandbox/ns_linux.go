@@ -44,8 +44,7 @@ const (
 // nsFailed is the namespace child's exit code when COMMAND never ran.
 const nsFailed = 125
 
-// exactChild is the namespace child, started before guard knows what it will
-// mount: its start (a second Go runtime) overlaps guard's reading of the locks.
+// exactChild is the namespace child, started before it is told what to mount.
 type exactChild struct {
 	specR, specW, statusR, statusW *os.File
 	status                         bytes.Buffer

@@ -50,21 +50,6 @@ func Run(o Options) error {
 	if len(o.Command) == 0 {
 		return guard.Exitf(guard.ExitUsage, "sandbox: name a COMMAND to run: guard sandbox [flags] -- COMMAND [ARGS...]")
 	}
-	abi := ABI()
-	exactErr := errors.New("this kernel offers no Landlock")
-	var early *exactChild
-	if abi >= 1 {
-		if exactErr = exactHere(env); exactErr == nil {
-			// Started now, its start overlaps the reading of the locks below.
-			if early, exactErr = startExact(o); exactErr == nil {
-				defer func() {
-					if early != nil {
-						early.cancel()
-					}
-				}()
-			}
-		}
-	}
 	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
@@ -81,15 +66,20 @@ func Run(o Options) error {
 	for _, a := range set.Areas {
 		paths = append(paths, a.Path)
 	}
+	abi := ABI()
 	if abi >= 1 {
-		if early != nil {
-			c := early
-			early = nil // run or cancel it, once
-			fallback, err := runExactly(o, c, set, paths, allow, abi)
-			if fallback == "" {
-				return err
+		exactErr := exactHere(env)
+		if exactErr == nil {
+			// Started only now: a child started before the walk of the tree slowed
+			// that walk more than its own start cost (bench/README.md, sandbox).
+			var c *exactChild
+			if c, exactErr = startExact(o); exactErr == nil {
+				fallback, err := runExactly(o, c, set, paths, allow, abi)
+				if fallback == "" {
+					return err
+				}
+				exactErr = errors.New(fallback)
 			}
-			exactErr = errors.New(fallback)
 		}
 		if len(set.Areas) > 0 {
 			fmt.Fprintf(env.Stderr, "guard sandbox: note: no exact sandbox here (%v); Landlock alone enforces it: "+

@@ -23,14 +23,20 @@ func newSandboxCmd(env *guard.Env, runF func(sandbox.Options) error) *cobra.Comm
 		Long: `sandbox runs COMMAND so that neither it nor any process it starts can create, write,
 truncate, remove, rename or link anything inside an area whose active lock refuses your
 edit (as guard check says), nor change a lock file, PRIVATE.txt, PUBLIC.txt, a
-permissions file or .guard.toml that it does not own, whatever program does it. Reading
-stays allowed. On Linux, Landlock enforces it. guard reads the locks of the current
+permissions file, .guard.toml, an agent's settings that run guard's hook or a git hook
+guard installed that it does not own, whatever program does it; nor signal or reach a
+process outside it. Reading stays allowed. guard reads the locks of the current
 project (the repository that holds the current directory, every working tree of it, and
 every directory above), and the roots of the roots file, when COMMAND starts.
 
-Nothing can be created, removed or renamed directly in a folder that holds a read-only
-area (its existing files stay writable): Landlock cannot say "this folder except that
-entry", so guard refuses rather than allows. --allow PATH exempts a path deliberately.
+On Linux with unprivileged user namespaces, COMMAND runs in a user and mount namespace
+of its own (keeping your uid) where each read-only area is mounted read-only: writes
+there fail with "Read-only file system", and everything beside the areas stays writable.
+Landlock applies on top. Without user namespaces (or with GUARD_SANDBOX_NAMESPACES=0)
+Landlock alone enforces it, and guard says so: then nothing can be created, removed or
+renamed directly in a folder that holds a read-only area (its existing files stay
+writable), since Landlock cannot say "this folder except that entry". --allow PATH
+exempts a path deliberately.
 
 Exit: COMMAND's own code (128+N for signal N; 127 not found, 126 cannot run). When
 COMMAND fails, stderr lists the read-only areas and their locks. Without Landlock
