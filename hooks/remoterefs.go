@@ -229,8 +229,12 @@ func (e reflogEntry) distrust(remote, sha string) string {
 	if len(words) == 0 || words[0] != "fetch" && words[0] != "pull" {
 		return fmt.Sprintf("written by %q, not by a fetch or push", e.message)
 	}
-	for _, w := range words[1:] {
+	for i := 1; i < len(words); i++ {
+		w := words[i]
 		if strings.HasPrefix(w, "-") {
+			if fetchValued[w] {
+				i++ // --depth 1: the value is not the repository
+			}
 			continue
 		}
 		if w != remote {
@@ -239,6 +243,15 @@ func (e reflogEntry) distrust(remote, sha string) string {
 		break
 	}
 	return ""
+}
+
+// fetchValued are the options of git fetch and git pull that take the next word as
+// their value when written apart.
+var fetchValued = map[string]bool{
+	"--depth": true, "--deepen": true, "--shallow-since": true, "--shallow-exclude": true,
+	"-j": true, "--jobs": true, "-o": true, "--server-option": true, "--upload-pack": true,
+	"--negotiation-tip": true, "--refmap": true, "--filter": true, "-s": true, "--strategy": true,
+	"-X": true, "--strategy-option": true,
 }
 
 // newestReflogFile reads the last entry of a files-backend reflog:

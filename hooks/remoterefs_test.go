@@ -45,7 +45,7 @@ func TestRefsBelongToTheRemoteThatMapsThemMostClosely(t *testing.T) {
 func TestReflogEntriesVouchOnlyForGitsTransport(t *testing.T) {
 	const sha = "1111111111111111111111111111111111111111"
 	entry := func(msg string) reflogEntry { return reflogEntry{found: true, new: sha, message: msg} }
-	for _, msg := range []string{"fetch: fast-forward", "fetch origin: fast-forward", "fetch -q --prune origin: storing head", "pull: fast-forward", "pull --rebase origin main: fast-forward", "update by push", "clone: from /srv/r.git"} {
+	for _, msg := range []string{"fetch: fast-forward", "fetch origin: fast-forward", "fetch -q --prune origin: storing head", "fetch --depth 1 origin: fast-forward", "pull -s recursive origin main: fast-forward", "pull: fast-forward", "pull --rebase origin main: fast-forward", "update by push", "clone: from /srv/r.git"} {
 		assert.Equal(t, "", entry(msg).distrust("origin", sha), msg)
 	}
 	for msg, why := range map[string]string{
