@@ -27,6 +27,8 @@ type apiCall struct {
 	// unreadable names the bodies guard could not read.
 	unreadable []string
 	hasBody    bool
+	// offline: the client only prints the request (HTTPie's and xh's --offline).
+	offline bool
 }
 
 // Endpoints that publish.
@@ -360,7 +362,11 @@ func httpGitHubCall(prog string, rest []string, dir string) Classification {
 	if op == "" {
 		return Classification{}
 	}
-	return known(op, prog+": "+why, dir, prog)
+	c := known(op, prog+": "+why, dir, prog)
+	if call.offline {
+		c.DryRun, c.Why = true, prog+" --offline prints the request and sends nothing"
+	}
+	return c
 }
 
 // mentionsGitHubAPI reports a GitHub API URL (github.com's or an Enterprise /api/v3).
@@ -390,6 +396,7 @@ var httpMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT"
 // parseHTTPie reads HTTPie's (http, https) and xh's command line: `[METHOD] URL
 // [ITEM...]`, where an item `name=value` or `name:=json` is a body field (the method
 // then defaults to POST), `name=@file` and `name:=@file` take the field from a file,
+// `@file` is the whole body,
 // `name==value` is a query parameter and `name:value` a header. --raw is the body
 // itself. A write with no body on the command line sends standard input, unless
 // --ignore-stdin (-I) says not to: that body cannot be read (fail closed).
@@ -417,6 +424,8 @@ func parseHTTPie(rest []string, dir string) apiCall {
 				call.bodies = append(call.bodies, value)
 			case name == "--ignore-stdin" || name == "-I":
 				ignoreStdin = true
+			case name == "--offline":
+				call.offline = true
 			case !strings.HasPrefix(w, "--") && strings.Contains(w[1:], "I"):
 				ignoreStdin = true // a group of short flags (-Iv)
 			}
@@ -433,6 +442,16 @@ func parseHTTPie(rest []string, dir string) apiCall {
 		pos = pos[1:]
 	}
 	for _, item := range pos {
+		if file, ok := strings.CutPrefix(item, "@"); ok {
+			// @file: the whole body, read from the file.
+			call.hasBody = true
+			if text, ok := readBody(dir, file); ok {
+				call.bodies = append(call.bodies, text)
+			} else {
+				call.unreadable = append(call.unreadable, item)
+			}
+			continue
+		}
 		i := strings.IndexAny(item, ":=@")
 		if i <= 0 {
 			continue
