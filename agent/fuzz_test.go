@@ -56,19 +56,19 @@ func FuzzGitOptionReaders(f *testing.F) {
 		for _, w := range strings.Fields(line) {
 			args = append(args, shellWord{Text: w, GlobAt: -1})
 		}
-		if commitSkipsHooks(args) {
+		ca := readCommit(args)
+		if ca.noVerify {
 			found := false
 			for _, w := range args {
 				found = found || strings.Contains(w.Text, "n") || strings.HasPrefix("--no-verify", w.Text)
 			}
 			if !found {
-				t.Fatalf("commitSkipsHooks(%q) without -n or --no-verify", line)
+				t.Fatalf("readCommit(%q) saw --no-verify without -n or --no-verify", line)
 			}
 		}
-		if len(args) == 2 && args[0].Text == "-m" && commitSkipsHooks(args) && args[1].Text != "" {
-			t.Fatalf("commitSkipsHooks(%q) took -m's value for an option", line)
+		if len(args) == 2 && args[0].Text == "-m" && ca.noVerify {
+			t.Fatalf("readCommit(%q) took -m's value for an option", line)
 		}
-		_ = commitTakesWorkTree(args)
 		_ = gitGrepPager(args)
 		for _, w := range args {
 			_ = gitHarmlessKey(w.Text)

@@ -144,9 +144,9 @@ func (c *command) git(args []shellWord) {
 	switch sub {
 	case "commit":
 		e := Effect{Op: OpCommit, Path: cwd, Command: c.text}
-		if hooksOff || commitSkipsHooks(rest) {
+		if ca := readCommit(rest); hooksOff || ca.noVerify {
 			e.SkipsHooks = true
-			e.AllChanges = a.gitStaged || commitTakesWorkTree(rest)
+			e.AllChanges = a.gitStaged || ca.workTree
 		}
 		a.effect(e)
 	case "push":
@@ -379,79 +379,62 @@ func gitHarmlessKey(key string) bool {
 	return false
 }
 
-// commitSkipsHooks reports git commit's --no-verify (or its prefix, or -n alone or in
-// a group of short options before one that takes a value: -anm MSG).
-func commitSkipsHooks(args []shellWord) bool {
+// commitArgs is what git commit's arguments say about the hook and what it takes.
+type commitArgs struct {
+	// noVerify is --no-verify (or a prefix of it), or -n alone or in a group of short
+	// options before one that takes a value (-anm MSG).
+	noVerify bool
+	// workTree is a commit of the working tree's changes, not only of the index: -a
+	// (--all), -i/-o, --pathspec-from-file, or paths after the options.
+	workTree bool
+}
+
+// readCommit reads git commit's arguments, skipping the values of its options (-m -n
+// is a message "-n").
+func readCommit(args []shellWord) commitArgs {
+	var out commitArgs
 	for i := 0; i < len(args); i++ {
 		t := args[i].Text
 		switch {
 		case t == "--":
-			return false
+			out.workTree = out.workTree || i+1 < len(args)
+			return out
 		case len(t) >= len("--no-v") && strings.HasPrefix("--no-verify", t):
-			return true
+			out.noVerify = true
+		case t == "--all" || t == "--include" || t == "--only" || strings.HasPrefix(t, "--pathspec-from-file"):
+			out.workTree = true
 		case strings.HasPrefix(t, "--"):
 			if !strings.Contains(t, "=") && commitValued[t] {
 				i++
 			}
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 			for k := 1; k < len(t); k++ {
-				if t[k] == 'n' {
-					return true
-				}
-				if strings.IndexByte("mFcCt", t[k]) >= 0 {
+				switch c := t[k]; {
+				case c == 'n':
+					out.noVerify = true
+					continue
+				case c == 'a' || c == 'i' || c == 'o':
+					out.workTree = true
+					continue
+				case strings.IndexByte("mFcCt", c) >= 0:
 					if k+1 == len(t) {
 						i++ // the next word is the value
 					}
-					break
+				case c != 'S' && c != 'u': // S and u take an optional value glued to them
+					continue
 				}
-				if t[k] == 'S' || t[k] == 'u' {
-					break // an optional value glued to it
-				}
+				break
 			}
+		default:
+			out.workTree = true // a path
 		}
 	}
-	return false
+	return out
 }
 
 // commitValued are git commit's long options whose value may be the next word.
 var commitValued = setOf("--message", "--file", "--reuse-message", "--reedit-message", "--template",
 	"--author", "--date", "--cleanup", "--fixup", "--squash", "--trailer")
-
-// commitTakesWorkTree reports a commit of the working tree's changes, not only of
-// the index: -a (--all), -i/-o with paths, or paths after the options.
-func commitTakesWorkTree(args []shellWord) bool {
-	for i := 0; i < len(args); i++ {
-		t := args[i].Text
-		switch {
-		case t == "--":
-			return i+1 < len(args)
-		case t == "--all" || t == "--include" || t == "--only" || strings.HasPrefix(t, "--pathspec-from-file"):
-			return true
-		case strings.HasPrefix(t, "--"):
-			if !strings.Contains(t, "=") && commitValued[t] {
-				i++
-			}
-		case strings.HasPrefix(t, "-") && len(t) > 1:
-			for k := 1; k < len(t); k++ {
-				if t[k] == 'a' || t[k] == 'i' || t[k] == 'o' {
-					return true
-				}
-				if strings.IndexByte("mFcCt", t[k]) >= 0 {
-					if k+1 == len(t) {
-						i++ // the next word is the value
-					}
-					break
-				}
-				if t[k] == 'S' || t[k] == 'u' {
-					break // an optional value glued to it
-				}
-			}
-		default:
-			return true // a path
-		}
-	}
-	return false
-}
 
 // gitWritingOptions judges the options that make a (reading) subcommand write a file
 // or run a program: --output (the diff and log family), --upload-pack and
