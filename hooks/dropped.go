@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,6 +34,14 @@ type Dropped struct {
 func DroppedByUpdate(ctx context.Context, g gitrun.Git, old, new string, keep ...string) (Dropped, error) {
 	if old == "" || isZero(old) || new == "" || isZero(new) || old == new {
 		return Dropped{}, nil
+	}
+	// A fast-forward drops nothing. merge-base answers that exactly; rev-list's walk
+	// (below) stops early by commit dates and, with dates skewed (a parent newer than
+	// its children), lists an ancestor of new as dropped.
+	if _, err := g.Run(ctx, "merge-base", "--is-ancestor", old, new); err == nil {
+		return Dropped{}, nil
+	} else if ge := (*gitrun.Error)(nil); !errors.As(err, &ge) || ge.Code != 1 {
+		return Dropped{}, fmt.Errorf("whether %s -> %s is a fast-forward: %w", old, new, err)
 	}
 	revs := append([]string{old, "--not", new}, keep...)
 	out, err := g.Run(ctx, append(append([]string{"rev-list"}, revs...), "--")...)

@@ -135,6 +135,21 @@ func TestDroppedByUpdate(t *testing.T) {
 	assert.Equal(t, []string{top}, d.Commits, "a commit another tip keeps is not dropped")
 	assert.Equal(t, []string{"free/c"}, d.Paths)
 
+	// Dates skewed: a base newer than the commits on top of it (rev-list's walk, which
+	// stops by dates, would list it as dropped).
+	skewEnv := append(append([]string{}, env...), "GIT_COMMITTER_DATE=2001-01-01T00:00:00Z", "GIT_AUTHOR_DATE=2001-01-01T00:00:00Z")
+	git("checkout", "-q", top)
+	for i := 0; i < 12; i++ {
+		cmd := exec.Command("git", "commit", "-q", "--allow-empty", "-m", "old date")
+		cmd.Dir, cmd.Env = dir, skewEnv
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	ahead := git("rev-parse", "HEAD")
+	d, err = DroppedByUpdate(ctx, g, top, ahead)
+	require.NoError(t, err)
+	assert.Empty(t, d.Commits, "a fast-forward past commits with older dates drops nothing")
+
 	d, err = DroppedByUpdate(ctx, g, top, strings.Repeat("0", 40))
 	require.NoError(t, err)
 	assert.Empty(t, d.Commits, "a deletion is not judged by this rule")
