@@ -300,3 +300,42 @@ func TestExactSandboxAsAnOrdinaryUser(t *testing.T) {
 	assert.Equal(t, "orig\n", ctRead(t, filepath.Join(tr.proj, "locked", "data.txt")))
 	assert.Equal(t, "new\n", ctRead(t, filepath.Join(tr.proj, "new-at-root.txt")))
 }
+
+// A read-only area that does not exist yet (a mapped scope nobody created) cannot
+// hold a mount: Landlock holds it, with its limits around it, while the rest of the
+// exact sandbox stays as it is.
+func TestExactSandboxHoldsAMissingAreaWithLandlock(t *testing.T) {
+	sbNeedLandlock(t)
+	sbNeedExact(t)
+	tr := sbNewTree(t)
+	ctWrite(t, tr.proj, "gen/.guard.toml", "[scopes]\nserver = [\"server/**\"]\n")
+	ctWrite(t, tr.proj, "gen/LOCK.server.txt", "owner: alice\n"+sbLive)
+	_, stderr, code := tr.sh(t, "mkdir gen/server")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "cannot create directory 'gen/server': Permission denied")
+	assert.NoDirExists(t, filepath.Join(tr.proj, "gen", "server"))
+	assert.Contains(t, stderr, "  nothing could be created, removed or renamed directly in (existing files there stayed writable): ")
+	_, stderr, code = tr.sh(t, "echo x > free/new.txt && echo pwned > locked/data.txt")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "locked/data.txt: Read-only file system")
+	assert.Equal(t, "x\n", ctRead(t, filepath.Join(tr.proj, "free", "new.txt")))
+}
+
+// A folder handed to COMMAND as its standard input was opened outside the mount
+// namespace and would lead around every mount in it: guard refuses (2).
+func TestExactSandboxRefusesAFolderAsStandardInput(t *testing.T) {
+	sbNeedLandlock(t)
+	sbNeedExact(t)
+	tr := sbNewTree(t)
+	dir, err := os.Open(tr.proj)
+	require.NoError(t, err)
+	defer dir.Close()
+	cmd := exec.Command(guardBin, "sandbox", "--", "/bin/sh", "-c", "echo ran")
+	cmd.Dir, cmd.Env, cmd.Stdin = tr.proj, ctEnv(t, tr.env()), dir
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, string(out))
+	assert.Equal(t, 2, ee.ExitCode())
+	assert.NotContains(t, string(out), "ran")
+	assert.Contains(t, string(out), "guard: sandbox: standard input is a folder; a folder opened outside the sandbox would lead around it; COMMAND was not run")
+}
