@@ -68,6 +68,8 @@ type BashAnalysis struct {
 	// command too long or too deep, a target only known when it runs): near a lock
 	// the hook asks (CONTRACT.md section 4).
 	Unjudged []string
+	// Guard are the guard commands the command line runs (guardcmd.go).
+	Guard []GuardCall
 	// Unknown are the programs whose writes guard cannot know (interpreter code,
 	// builds, tests, scripts): allowed with a warning, asked near a lock under
 	// [agent] strict.

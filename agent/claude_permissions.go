@@ -118,12 +118,129 @@ func LoadClaudeRules(files []ClaudeRuleSource) (*ClaudeRules, error) {
 	return r, nil
 }
 
+// AddCommandLine adds the rules of the command line Claude Code was started with
+// (argv after the program; nil for none): --allowedTools and --disallowedTools
+// (either spelling, each value a list split at commas and spaces outside
+// parentheses) and the settings --settings names (a file, or JSON text). A --settings
+// guard cannot read is an error: it may deny what guard would allow.
+func (r *ClaudeRules) AddCommandLine(argv []string) error {
+	for i := 0; i < len(argv); i++ {
+		name, value, glued := strings.Cut(argv[i], "=")
+		var dst *[]claudeRule
+		switch name {
+		case "--allowedTools", "--allowed-tools":
+			dst = &r.allow
+		case "--disallowedTools", "--disallowed-tools":
+			dst = &r.deny
+		case "--settings":
+			if !glued {
+				if i+1 >= len(argv) {
+					return fmt.Errorf("claude --settings without a value")
+				}
+				i++
+				value = argv[i]
+			}
+			if err := r.addSettings(value); err != nil {
+				return err
+			}
+			continue
+		default:
+			continue
+		}
+		// The option takes every word up to the next option.
+		values := []string{}
+		if glued {
+			values = append(values, value)
+		} else {
+			for i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				i++
+				values = append(values, argv[i])
+			}
+		}
+		for _, v := range values {
+			for _, rule := range splitToolList(v) {
+				*dst = append(*dst, claudeRule{text: rule, file: "Claude Code's command line (" + name + ")"})
+			}
+		}
+	}
+	return nil
+}
+
+// addSettings adds the permissions of --settings VALUE: JSON text, or a file.
+func (r *ClaudeRules) addSettings(value string) error {
+	if strings.HasPrefix(strings.TrimSpace(value), "{") {
+		dir, err := os.MkdirTemp("", "guard-claude-settings")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		f := filepath.Join(dir, "settings.json")
+		if err := os.WriteFile(f, []byte(value), 0o600); err != nil {
+			return err
+		}
+		more, err := LoadClaudeRules([]ClaudeRuleSource{{Path: f, Scope: "flag"}})
+		if err != nil {
+			return fmt.Errorf("claude --settings: %w", err)
+		}
+		r.merge(more, "Claude Code's --settings")
+		return nil
+	}
+	if _, err := os.Stat(value); err != nil {
+		return fmt.Errorf("claude --settings %s: %w", value, err)
+	}
+	more, err := LoadClaudeRules([]ClaudeRuleSource{{Path: value, Scope: "flag"}})
+	if err != nil {
+		return err
+	}
+	r.merge(more, "")
+	return nil
+}
+
+// merge adds more's rules (named from, when not "").
+func (r *ClaudeRules) merge(more *ClaudeRules, from string) {
+	for _, list := range []struct{ dst, src *[]claudeRule }{{&r.allow, &more.allow}, {&r.ask, &more.ask}, {&r.deny, &more.deny}} {
+		for _, rule := range *list.src {
+			if from != "" {
+				rule.file = from
+			}
+			*list.dst = append(*list.dst, rule)
+		}
+	}
+}
+
+// splitToolList splits a --allowedTools value at commas and spaces outside
+// parentheses ("Bash(git log:*) Edit" is two rules).
+func splitToolList(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, c := range s {
+		switch {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case (c == ',' || c == ' ') && depth == 0:
+			if t := strings.TrimSpace(s[start:i]); t != "" {
+				out = append(out, t)
+			}
+			start = i + 1
+		}
+	}
+	if t := strings.TrimSpace(s[start:]); t != "" {
+		out = append(out, t)
+	}
+	return out
+}
+
 // ClaudeAnswer is what Claude Code's own rules would do with a Bash command.
 type ClaudeAnswer struct {
 	// Decision is Allow (it runs without a prompt), Ask (Claude would prompt) or Deny.
 	Decision Decision
 	// Why says which rule or mode decided, for the reason the agent is shown.
 	Why string
+	// Rule is set when a rule (or a settings file guard cannot read) decided, not the
+	// absence of one.
+	Rule bool
 }
 
 // JudgeBash answers how Claude Code's permission rules and mode would treat command
@@ -154,7 +271,7 @@ func (r *ClaudeRules) JudgeBash(command, cwd, mode string, segments []Segment) C
 			}
 			for _, form := range loose {
 				if bashRuleMatches(content, form, true) {
-					return ClaudeAnswer{Decision: list.d, Why: fmt.Sprintf("Claude Code's %s rule %q in %s matches %s", list.d, rule.text, rule.file, quoteCmd(form))}
+					return ClaudeAnswer{Decision: list.d, Rule: true, Why: fmt.Sprintf("Claude Code's %s rule %q in %s matches %s", list.d, rule.text, rule.file, quoteCmd(form))}
 				}
 			}
 		}
@@ -163,7 +280,7 @@ func (r *ClaudeRules) JudgeBash(command, cwd, mode string, segments []Segment) C
 	case "bypassPermissions":
 		return ClaudeAnswer{Decision: Allow, Why: "Claude Code runs in bypassPermissions mode"}
 	case "plan":
-		return ClaudeAnswer{Decision: Ask, Why: "Claude Code is in plan mode"}
+		return ClaudeAnswer{Decision: Ask, Rule: true, Why: "Claude Code is in plan mode"}
 	}
 	if why, ok := r.allowed(command, parts, plain); ok {
 		return ClaudeAnswer{Decision: Allow, Why: why}

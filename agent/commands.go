@@ -206,6 +206,8 @@ func (c *command) program(name, path string, args []shellWord) {
 		for _, w := range operands(args, "") {
 			a.target(w, c.cwd, OpEdit, c.text)
 		}
+	case "guard":
+		c.guardProgram(args)
 	case "npm", "pnpm", "yarn", "npx", "cargo", "gh":
 		if !c.readOnlySub(name, args) {
 			a.unknown(quoteCmd(c.text) + " runs programs guard does not read (package scripts, builds)")

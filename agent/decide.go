@@ -41,6 +41,9 @@ type Verdict struct {
 	// segments are the simple commands of a shell call as guard's reader found them
 	// (for the agent's own rules, sandbox.go).
 	segments []Segment
+	// whole is set when guard read every part of a shell call: nothing it could not
+	// read, no program whose writes it cannot know (sandbox.go).
+	whole bool
 	// AgentRules is set when the decision is the agent's own rules passed on with a
 	// rewrite (sandbox.go), not guard's: only guard's own refusals are recorded in
 	// the history.
@@ -56,6 +59,10 @@ type DecideOptions struct {
 	// Subject is the call's working directory resolved by guard (its repository,
 	// .guard.toml and identity); nil: resolved here.
 	Subject *guard.Subject
+	// Strict applies [agent] strict to this call whatever .guard.toml says, and says
+	// why (the sandbox's fallback where guard sandbox cannot run it, sandbox.go);
+	// "" leaves it to .guard.toml.
+	Strict string
 }
 
 // Identity returns who the agent is for lock ownership: GUARD_OWNER, else its
@@ -117,6 +124,8 @@ type decider struct {
 	near *string
 	// segments are the shell call's simple commands, handed on in the verdict.
 	segments []Segment
+	// whole: guard read the whole shell call (Verdict.whole).
+	whole bool
 	// resolver keeps what resolving the call's paths read (a script's forty commands
 	// mostly act in one or two folders).
 	resolver *guard.Resolver
@@ -245,7 +254,9 @@ func (d *decider) shell() {
 	c := d.call
 	a := analyzeBash(c.Command, c.Cwd, shellEnv{home: d.env.Env("HOME"), tmp: d.env.Env("TMPDIR"), cdpath: d.env.Env("CDPATH")}, d.opts.Classify)
 	d.segments = a.Segments
+	d.whole = len(a.Unjudged) == 0 && len(a.Unknown) == 0
 	d.unreadable(a)
+	d.guardCalls(a.Guard)
 	for _, seg := range a.Segments {
 		dir := seg.Dir
 		if dir == "" {
@@ -325,10 +336,14 @@ func (d *decider) unreadable(a *BashAnalysis) {
 	if len(a.Unknown) == 0 {
 		return
 	}
-	if d.cfg.Agent.Strict {
+	if d.cfg.Agent.Strict || d.opts.Strict != "" {
+		why := "[agent] strict is set in .guard.toml"
+		if !d.cfg.Agent.Strict {
+			why = d.opts.Strict
+		}
 		if lock := d.nearLock(); lock != "" {
-			d.asks = append(d.asks, fmt.Sprintf("guard: cannot know what this command writes: %s.\n  %s lies in its working tree and [agent] strict is set in .guard.toml, so guard asks first.\n  what now: approve it if it stays out of that area.",
-				strings.Join(a.Unknown, "; "), lock))
+			d.asks = append(d.asks, fmt.Sprintf("guard: cannot know what this command writes: %s.\n  %s lies in its working tree and %s, so guard asks first.\n  what now: approve it if it stays out of that area.",
+				strings.Join(a.Unknown, "; "), lock, why))
 			return
 		}
 	}
@@ -347,7 +362,7 @@ func appendNew(list []string, s string) []string {
 }
 
 func (d *decider) verdict() *Verdict {
-	v := &Verdict{Warnings: d.warnings, segments: d.segments}
+	v := &Verdict{Warnings: d.warnings, segments: d.segments, whole: d.whole}
 	switch {
 	case len(d.denies) > 0:
 		v.Decision, v.Reason = Deny, strings.Join(dedupe(d.denies), "\n\n")

@@ -20,12 +20,20 @@ type HookOptions struct {
 	Claim bool
 	// Classify tells publication commands (wired in from the publish package).
 	Classify ClassifyFunc
-	// Sandbox is --sandbox: every Bash command let through runs under guard sandbox
-	// (also [agent] sandbox in .guard.toml; see sandbox.go).
-	Sandbox bool
+	// Sandbox is [agent] sandbox as a flag gives it (--sandbox is SandboxOn); ""
+	// reads it from .guard.toml (see sandbox.go).
+	Sandbox guard.SandboxMode
 	// ClaudeManaged is Claude Code's managed settings file on this system (its
 	// permission rules bind above the user's and the project's); "" for none.
 	ClaudeManaged string
+	// Exact reports whether the exact sandbox (user and mount namespaces) can run a
+	// command here: nil when it can (wired in from the sandbox package; nil Exact
+	// is never).
+	Exact func() error
+	// ClientArgs are the command lines of the hook's parent processes, nearest first
+	// (how the client was started: Gemini CLI's and Codex's approval and sandbox
+	// modes are not in their hook input); nil when they cannot be read.
+	ClientArgs func() [][]string
 }
 
 // RunHook answers one tool call. Every answer is exit 0: a decision (deny, ask; allow
@@ -72,12 +80,22 @@ func hookVerdict(opts HookOptions) (v *Verdict) {
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: cannot read the configuration: %v; fix it to continue (fail closed).", err)}
 	}
-	decided, err := Decide(env, call, DecideOptions{Classify: opts.Classify, Claim: opts.Claim || subject.Config.Agent.Claim, Subject: subject})
+	dopts := DecideOptions{Classify: opts.Classify, Claim: opts.Claim || subject.Config.Agent.Claim, Subject: subject}
+	var plan *sandboxPlan
+	if call.Kind == KindShell {
+		mode := opts.Sandbox
+		if mode == "" {
+			mode = subject.Config.Agent.Sandbox.Mode()
+		}
+		plan = planSandbox(env, call, subject, mode, opts)
+		dopts.Strict = plan.strict
+	}
+	decided, err := Decide(env, call, dopts)
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: %v (fail closed).", err)}
 	}
-	if call.Kind == KindShell && (opts.Sandbox || subject.Config.Agent.Sandbox) {
-		return sandboxVerdict(env, call, subject, decided, sandboxOptions{ClaudeManaged: opts.ClaudeManaged})
+	if plan != nil {
+		return plan.apply(env, call, subject, decided)
 	}
 	return decided
 }
@@ -102,6 +120,13 @@ type geminiAnswer struct {
 	// SystemMessage is what Gemini CLI shows the user with its approval prompt (an
 	// ask's reason is not shown there).
 	SystemMessage string `json:"systemMessage,omitempty"`
+	// HookSpecificOutput carries the rewritten tool_input (the sandboxed command).
+	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
+}
+
+type geminiSpecific struct {
+	HookEventName string          `json:"hookEventName"`
+	ToolInput     json.RawMessage `json:"tool_input"`
 }
 
 func cannotAsk(agent string) string {
@@ -126,20 +151,24 @@ func WriteAnswer(w io.Writer, agent string, v *Verdict) error {
 		case Ask:
 			doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(Deny), PermissionDecisionReason: v.Reason + "\n" + cannotAsk("Codex")}}
 		default:
-			doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(v.Decision), PermissionDecisionReason: v.Reason}}
+			// An allow is only ever a rewrite, which Codex applies only with it.
+			doc = claudeAnswer{claudeDecision{HookEventName: "PreToolUse", PermissionDecision: string(v.Decision), PermissionDecisionReason: v.Reason, UpdatedInput: v.UpdatedInput}}
 		}
 	case Gemini:
+		var a geminiAnswer
 		switch v.Decision {
-		case None:
-			doc = geminiAnswer{}
 		case Ask:
 			// Gemini CLI honours ask even under --approval-mode yolo: it prompts the
 			// user, showing systemMessage (0.61; headless -p stops there without running
 			// the tool). The reason goes in both fields.
-			doc = geminiAnswer{Decision: "ask", Reason: v.Reason, SystemMessage: v.Reason}
-		default:
-			doc = geminiAnswer{Decision: string(v.Decision), Reason: v.Reason}
+			a = geminiAnswer{Decision: "ask", Reason: v.Reason, SystemMessage: v.Reason}
+		case Deny:
+			a = geminiAnswer{Decision: string(v.Decision), Reason: v.Reason}
 		}
+		if v.UpdatedInput != nil && v.Decision != Deny {
+			a.HookSpecificOutput = &geminiSpecific{HookEventName: "BeforeTool", ToolInput: v.UpdatedInput}
+		}
+		doc = a
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -60,11 +60,12 @@ type Call struct {
 	Pattern string
 	// Command is a shell call's command line.
 	Command string
-	// PermissionMode is Claude Code's permission mode when it sent the call
-	// (permission_mode: default, acceptEdits, plan, dontAsk, bypassPermissions, auto;
-	// "" when absent).
+	// PermissionMode is the client's permission mode when it sent the call
+	// (permission_mode: Claude Code's default, acceptEdits, plan, dontAsk,
+	// bypassPermissions, auto; Codex's bypassPermissions for approval never, else
+	// default; "" when absent).
 	PermissionMode string
-	// Input is tool_input as it came (Claude Code), its JSON text untouched: a
+	// Input is tool_input as it came, its JSON text untouched: a
 	// rewrite (updatedInput) changes one field and hands every other back as it was.
 	Input json.RawMessage
 }
@@ -243,11 +244,17 @@ func parseClaude(data []byte, dir string) (*Call, error) {
 // parseCodex reads Codex's PreToolUse input: Claude Code's wire format, with
 // apply_patch (the patch text in tool_input.command) as its file-editing tool.
 func parseCodex(data []byte, dir string) (*Call, error) {
-	env, input, _, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
+	env, input, rawInput, cwd, err := decodeEnvelope(data, dir, "PreToolUse")
 	if err != nil {
 		return nil, err
 	}
 	c := baseCall(Codex, env, cwd)
+	// Codex says bypassPermissions for approval never, default for every other
+	// approval policy; a rewrite keeps the rest of tool_input as it came.
+	if env.PermissionMode != nil {
+		c.PermissionMode = *env.PermissionMode
+	}
+	c.Input = rawInput
 	if c.Tool != "apply_patch" {
 		return c, claudeTool(c, input, cwd)
 	}
@@ -361,11 +368,14 @@ var geminiActions = map[string]string{
 
 // parseGemini reads Gemini CLI's BeforeTool input.
 func parseGemini(data []byte, dir string) (*Call, error) {
-	env, input, _, cwd, err := decodeEnvelope(data, dir, "BeforeTool")
+	env, input, rawInput, cwd, err := decodeEnvelope(data, dir, "BeforeTool")
 	if err != nil {
 		return nil, err
 	}
 	c := baseCall(Gemini, env, cwd)
+	// Gemini CLI builds the tool again from a rewritten tool_input alone: every field
+	// must come back.
+	c.Input = rawInput
 	c.Action = c.Tool
 	if a, ok := geminiActions[c.Tool]; ok {
 		c.Action = a

@@ -11,23 +11,36 @@ import (
 	"github.com/guardlocks/guard/guard"
 )
 
-// [agent] sandbox = true (or agent-hook --sandbox): every Bash command the hook lets
-// through runs under `guard sandbox`, so that the kernel refuses its writes into areas
-// locked against the agent whatever program makes them (CONTRACT.md section 11).
+// [agent] sandbox (CONTRACT.md section 4): under "auto" (the default) and true, every
+// shell command the hook lets through is rewritten to run under `guard sandbox` as
+// the identity the hook judged, so that the kernel refuses its writes into areas
+// locked against the agent whatever program makes them (section 11). A rewrite
+// must neither add a prompt the client would not have shown nor lose one it would
+// have, and each client judges the command it is handed, not the one proposed:
 //
-// Claude Code applies a PreToolUse hook's updatedInput. What it then asks depends on
-// the decision sent with it (observed with Claude Code 2.1): with "allow" the
-// rewritten command runs without a prompt, even where the original would have been
-// asked about or refused; with no decision Claude judges the rewritten command, which
-// no allow rule written for the original names; with "ask" the rewritten command is
-// what the user approves. So guard judges the original against Claude's own rules
-// (claude_permissions.go) and answers allow only where they would have run it without
-// a prompt, ask otherwise, deny where they deny it: a prompt is never lost.
+//   - Claude Code applies updatedInput; with "allow" the rewritten command runs
+//     without a prompt, with "ask" the user approves it, with no decision Claude
+//     judges it against rules written for the original (observed with 2.1). So guard
+//     judges the original against Claude's own rules (claude_permissions.go): allow
+//     where they would have run it without a prompt, ask otherwise, deny where they
+//     deny it.
+//   - Codex applies updatedInput only with "allow", which there means "not blocked":
+//     the rewritten command then goes through Codex's approval and exec-policy rules,
+//     where a rule naming the original no longer matches. guard rewrites only where
+//     Codex asks nothing and nothing matches: approval never (permission_mode
+//     bypassPermissions), no Codex sandbox of its own (which guard sandbox does not
+//     nest in), and no .rules file.
+//   - Gemini CLI applies hookSpecificOutput.tool_input before its policy engine
+//     judges the call, so the policy sees the rewritten command. guard rewrites only
+//     where that policy allows every shell command: yolo mode (read from the client's
+//     command line: the hook input does not carry it) and no policy file or tools
+//     setting of the user's, the project's or the system's.
 //
-// Gemini CLI's hooks cannot rewrite a command, and Codex applies a rewrite only with
-// allow (which would skip its own approval): for them sandbox = true refuses shell
-// commands unless the whole session already runs under guard sandbox
-// (GUARD_SANDBOX, which guard sandbox sets, is 1 or more).
+// Where the exact sandbox (user and mount namespaces, HookOptions.Exact) cannot run,
+// or the client cannot take the rewrite without changing its prompts, "auto" falls
+// back to the strict rule (near a lock, what guard cannot judge is asked), and true
+// refuses the command. A session started under guard sandbox (GUARD_SANDBOX is 1 or
+// more) is confined already: nothing is rewritten.
 
 // SandboxShell is the shell the rewritten command runs the original with, as Claude
 // Code picks its own: CLAUDE_CODE_SHELL, else SHELL, when it names bash or zsh; else
@@ -149,26 +162,74 @@ func SandboxedSession(env *guard.Env) bool {
 type sandboxOptions struct {
 	// ClaudeManaged is Claude Code's managed settings file ("" for none).
 	ClaudeManaged string
+	// ClientArgs are the parent processes' command lines: Claude Code's own holds
+	// rules too (--allowedTools).
+	ClientArgs [][]string
 }
 
-// sandboxVerdict applies [agent] sandbox to the verdict about a shell call.
+// sandboxPlan is what [agent] sandbox does with one shell call, decided before the
+// call is judged (the fallback changes how it is judged).
+type sandboxPlan struct {
+	// rewrite: the command runs under guard sandbox.
+	rewrite bool
+	// strict is the fallback of "auto" (no exact sandbox, or a client that cannot
+	// take the rewrite), saying why: near a lock, what guard cannot judge is asked.
+	strict string
+	// refuse: sandbox = true and the command cannot run sandboxed, because of this.
+	refuse        string
+	claudeManaged string
+	// clientArgs are the parent processes' command lines (HookOptions.ClientArgs).
+	clientArgs [][]string
+}
+
+// planSandbox decides what mode does with call.
+func planSandbox(env *guard.Env, call *Call, subject *guard.Subject, mode guard.SandboxMode, opts HookOptions) *sandboxPlan {
+	p := &sandboxPlan{claudeManaged: opts.ClaudeManaged}
+	if mode == guard.SandboxOff || SandboxedSession(env) {
+		return p
+	}
+	why := ""
+	if opts.Exact == nil {
+		why = "guard cannot tell whether the exact sandbox runs here"
+	} else if err := opts.Exact(); err != nil {
+		why = "the exact sandbox cannot run here (" + err.Error() + ")"
+	}
+	if why == "" {
+		if opts.ClientArgs != nil {
+			p.clientArgs = opts.ClientArgs()
+		}
+		why = clientKeepsPrompts(env, call, p.clientArgs)
+	}
+	switch {
+	case why == "":
+		p.rewrite = true
+	case mode == guard.SandboxOn:
+		p.refuse = why
+	default:
+		p.strict = "guard sandbox cannot run it: " + why
+	}
+	return p
+}
+
+// apply turns the verdict about the original command into the answer.
+func (p *sandboxPlan) apply(env *guard.Env, call *Call, subject *guard.Subject, v *Verdict) *Verdict {
+	switch {
+	case p.rewrite:
+		return sandboxVerdict(env, call, subject, v, sandboxOptions{ClaudeManaged: p.claudeManaged, ClientArgs: p.clientArgs})
+	case p.refuse != "" && v.Decision != Deny:
+		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: fmt.Sprintf(
+			"guard: [agent] sandbox = true, but this command cannot run under guard sandbox: %s; guard does not run it unsandboxed (fail closed).\n"+
+				"  what now: start the whole session sandboxed, `guard sandbox -- %s` (every command it runs is then confined), or set [agent] sandbox = \"auto\" in %s.",
+			p.refuse, call.Agent, configName(subject))}
+	}
+	return v
+}
+
+// sandboxVerdict rewrites the command of a call the hook lets through to run under
+// guard sandbox, with the decision each client needs to keep its prompts.
 func sandboxVerdict(env *guard.Env, call *Call, subject *guard.Subject, v *Verdict, o sandboxOptions) *Verdict {
 	if v.Decision == Deny {
 		return v
-	}
-	if call.Agent != Claude {
-		if SandboxedSession(env) {
-			return v
-		}
-		name := map[string]string{Gemini: "Gemini CLI", Codex: "Codex"}[call.Agent]
-		why := "its hooks cannot rewrite a command"
-		if call.Agent == Codex {
-			why = "its hooks rewrite a command only together with allow, which would skip Codex's own approval"
-		}
-		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: fmt.Sprintf(
-			"guard: [agent] sandbox is on, but %s cannot run this command under guard sandbox (%s), and guard does not run it unsandboxed (fail closed).\n"+
-				"  what now: start the whole session sandboxed, `guard sandbox -- %s` (every command it runs is then confined), or turn [agent] sandbox off in %s.",
-			name, why, call.Agent, configName(subject))}
 	}
 	exe := env.Executable
 	id := Identity(env, call, subject)
@@ -179,8 +240,36 @@ func sandboxVerdict(env *guard.Env, call *Call, subject *guard.Subject, v *Verdi
 	if alreadySandboxed(call.Command, exe, id, shell) {
 		return v
 	}
-	ans := ClaudeAnswer{Decision: Ask}
+	note := fmt.Sprintf("runs this command under guard sandbox as %s on host %s (the kernel keeps the areas locked against you read-only; the command inside is exactly the one proposed)", id.Owner, id.Host)
+	rewrite := func() (json.RawMessage, *Verdict) {
+		input, err := rewriteInput(call.Input, sandboxPrefix(exe, id, shell), call.Command)
+		if err != nil {
+			return nil, &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: fmt.Sprintf("guard: [agent] sandbox is on, but guard cannot rewrite this command: %v (fail closed).", err)}
+		}
+		return input, nil
+	}
+	if call.Agent != Claude {
+		// planSandbox found that the client asks nothing of shell commands here: the
+		// verdict is guard's own.
+		input, refused := rewrite()
+		if refused != nil {
+			return refused
+		}
+		out := &Verdict{Decision: v.Decision, Reason: v.Reason, Warnings: v.Warnings, Claimed: v.Claimed, UpdatedInput: input}
+		switch {
+		case v.Decision == Ask:
+			out.Reason = v.Reason + "\n  (guard " + note + ".)"
+		case call.Agent == Codex:
+			// Codex applies a rewrite only with allow.
+			out.Decision, out.AgentRules, out.Reason = Allow, true, "guard: "+note+"; Codex asks for no approval in this session."
+		}
+		return out
+	}
+	ans := ClaudeAnswer{Decision: Ask, Rule: true}
 	rules, err := LoadClaudeRules(ClaudeSettingsFiles(env, call.Cwd, o.ClaudeManaged))
+	if err == nil {
+		err = rules.AddCommandLine(clientArgv(o.ClientArgs, "claude"))
+	}
 	if err != nil {
 		ans.Why = fmt.Sprintf("guard cannot read Claude Code's permission rules (%v)", err)
 	} else {
@@ -190,12 +279,18 @@ func sandboxVerdict(env *guard.Env, call *Call, subject *guard.Subject, v *Verdi
 		return &Verdict{Decision: Deny, Warnings: v.Warnings, AgentRules: true, Reason: fmt.Sprintf(
 			"guard: %s.\n  (guard judges the command as proposed before running it under guard sandbox, where that rule would no longer match it.)", ans.Why)}
 	}
-	input, err := rewriteInput(call.Input, sandboxPrefix(exe, id, shell), call.Command)
-	if err != nil {
-		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: fmt.Sprintf("guard: [agent] sandbox is on, but guard cannot rewrite this command: %v (fail closed).", err)}
+	if v.Decision == None && ans.Decision == Ask && !ans.Rule && v.whole {
+		// No rule of Claude Code's names the command, and guard read all of it:
+		// Claude Code's own judgement (which runs read-only commands such as ls
+		// without asking) decides, as without the sandbox. A rewrite would add a
+		// prompt, and the kernel nothing guard did not check already.
+		return v
+	}
+	input, refused := rewrite()
+	if refused != nil {
+		return refused
 	}
 	out := &Verdict{Warnings: v.Warnings, Claimed: v.Claimed, UpdatedInput: input}
-	note := fmt.Sprintf("runs this command under guard sandbox as %s on host %s (the kernel keeps the areas locked against you read-only; the command inside is exactly the one proposed)", id.Owner, id.Host)
 	switch {
 	case v.Decision == Ask:
 		out.Decision, out.Reason = Ask, v.Reason+"\n  (guard "+note+".)"

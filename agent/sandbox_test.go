@@ -90,7 +90,7 @@ func sbHook(t *testing.T, root, agentName, command, mode string, getenv map[stri
 		vars[k] = v
 	}
 	env, out, _ := fixtureEnv(root, string(data), vars)
-	require.NoError(t, RunHook(HookOptions{Env: env, Agent: agentName, Sandbox: true, ClaudeManaged: filepath.Join(root, "managed.json")}))
+	require.NoError(t, RunHook(HookOptions{Env: env, Agent: agentName, Sandbox: guard.SandboxOn, Exact: func() error { return nil }, ClaudeManaged: filepath.Join(root, "managed.json")}))
 	if out.Len() == 0 {
 		return nil
 	}
@@ -128,7 +128,8 @@ func TestHookSandboxDecisions(t *testing.T) {
 		{"dontAsk refuses what no rule allows", "npm install", "dontAsk", "deny", "dontAsk", ""},
 		{"guard's own ask keeps its reason", "eval \"$X\"", "bypassPermissions", "ask", "cannot judge this command", wrap("eval \"$X\"")},
 		{"already in the hook's own form", wrap("make -j2"), "default", "", "", ""},
-		{"another guard sandbox is wrapped again", "guard sandbox --owner alice -- make", "default", "ask", "Claude Code would ask", wrap("guard sandbox --owner alice -- make")},
+		{"another guard sandbox is wrapped again", "guard sandbox --owner sess-1 -- make", "default", "ask", "Claude Code would ask", wrap("guard sandbox --owner sess-1 -- make")},
+		{"a guard sandbox as someone else is refused", "guard sandbox --owner alice -- make", "default", "deny", "--owner alice acts as someone other than this agent", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

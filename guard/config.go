@@ -73,10 +73,56 @@ type AgentConfig struct {
 	// running code guard cannot read (interpreter code, builds, tests, scripts);
 	// by default they are allowed with a warning.
 	Strict bool `toml:"strict"`
-	// Sandbox makes the agent hook run every Bash command it lets through under
-	// guard sandbox (Claude Code: by rewriting it; agents whose hooks cannot rewrite
-	// a command refuse it unless the whole session already runs sandboxed).
-	Sandbox bool `toml:"sandbox"`
+	// Sandbox is whether the agent hook runs the shell commands it lets through under
+	// guard sandbox: "auto" (the default, also for ""), true or false (SandboxMode).
+	Sandbox SandboxMode `toml:"sandbox"`
+}
+
+// SandboxMode is [agent] sandbox (CONTRACT.md section 4).
+type SandboxMode string
+
+// The values of [agent] sandbox. "" (the key absent) is SandboxAuto.
+const (
+	// SandboxAuto rewrites every shell command to run under guard sandbox wherever
+	// the exact sandbox is available and the client keeps its prompts; elsewhere
+	// what guard cannot judge is asked near a lock.
+	SandboxAuto SandboxMode = "auto"
+	// SandboxOn requires the exact sandbox: a shell command that cannot run under
+	// it is refused.
+	SandboxOn SandboxMode = "true"
+	// SandboxOff never rewrites (then only [agent] strict asks near a lock).
+	SandboxOff SandboxMode = "false"
+)
+
+// Mode is m with "" read as SandboxAuto.
+func (m SandboxMode) Mode() SandboxMode {
+	if m == "" {
+		return SandboxAuto
+	}
+	return m
+}
+
+// UnmarshalTOML reads sandbox = true, false or "auto"; anything else is an error
+// naming the values it may have.
+func (m *SandboxMode) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case bool:
+		*m = SandboxOff
+		if v {
+			*m = SandboxOn
+		}
+		return nil
+	case string:
+		switch v {
+		case "auto":
+			*m = SandboxAuto
+			return nil
+		case "true", "false":
+			*m = SandboxMode(v)
+			return nil
+		}
+	}
+	return fmt.Errorf(`[agent] sandbox must be true, false or "auto", not %v`, v)
 }
 
 // GitHubAPIURL returns the configured API base URL, [github] first.

@@ -307,8 +307,10 @@ func TestRealGeminiAsksAPersonInItsInterface(t *testing.T) {
 			home := t.TempDir()
 			s := agente2e.NewServer(t, "touch $DEST/new.txt")
 			repo, lock := e2eProject(t, agente2e.Gemini, home, s)
-			created := filepath.Join(repo, "locked", "new.txt")
-			sess := agente2e.StartGeminiInteractive(t, s, agente2e.Run{Dir: repo, Home: home, Env: []string{"DEST=" + filepath.Join(repo, "locked")}})
+			// A target in a variable near alice's lock is asked about; allowed, it runs
+			// (under guard sandbox: [agent] sandbox = "auto" rewrites it in yolo mode).
+			created := filepath.Join(repo, "free", "new.txt")
+			sess := agente2e.StartGeminiInteractive(t, s, agente2e.Run{Dir: repo, Home: home, Env: []string{"DEST=" + filepath.Join(repo, "free")}})
 			if !sess.WaitFor("Allow execution of [Shell]?", 90*time.Second) {
 				t.Fatalf("gemini showed no dialog:\n%s\nrequests:\n%s", sess.Output(), s.Log())
 			}

@@ -16,6 +16,8 @@ func TestAgentHookClosesTheGates(t *testing.T) {
 	repo := ctRepo(t, map[string]string{"locked/a.go": "package a\n", "free/x.txt": "x\n"})
 	lock := ctWrite(t, repo, "locked/LOCK.txt", "owner: alice\n"+ctLive)
 	require.NoError(t, os.Symlink("locked", filepath.Join(repo, "plink")))
+	// What the hook reads, the same on every kernel: no sandbox rewrite or fallback.
+	ctWrite(t, repo, ".guard.toml", "[agent]\nsandbox = false\n")
 	cases := []struct {
 		name, command, decision, contains string
 	}{
@@ -29,7 +31,7 @@ func TestAgentHookClosesTheGates(t *testing.T) {
 		{"a variable target near the lock", "rm -rf $TARGET", "ask", "cannot judge"},
 		{"a command too long to read", "echo " + strings.Repeat("x", 1<<20), "ask", lock},
 		{"ordinary work", "git status && go build ./... && echo ok > free/ok.txt", "", ""},
-		{"interpreter code by default", "python3 -c 'print(1)'", "", ""},
+		{"interpreter code with the sandbox off", "python3 -c 'print(1)'", "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -41,7 +43,7 @@ func TestAgentHookClosesTheGates(t *testing.T) {
 		})
 	}
 	// [agent] strict in the project's .guard.toml asks before interpreter code.
-	ctWrite(t, repo, ".guard.toml", "[agent]\nstrict = true\n")
+	ctWrite(t, repo, ".guard.toml", "[agent]\nsandbox = false\nstrict = true\n")
 	out, errOut, code := ctRun(t, repo, []string{"GUARD_OWNER=bob"}, ctHookInput(t, "Bash", map[string]any{"command": "python3 -c 'print(1)'"}, repo, "s1"), "agent-hook", "claude")
 	require.Equal(t, 0, code, errOut)
 	decision, reason := ctDecision(t, out)

@@ -1,17 +1,23 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/agent"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/publish"
+	"github.com/guardlocks/guard/sandbox"
 )
 
 func newAgentHookCmd(env *guard.Env) *cobra.Command {
 	o := agent.HookOptions{Env: env}
+	var sandboxFlag bool
 	cmd := &cobra.Command{
 		Use:   "agent-hook claude|gemini|codex",
 		Short: "Answer a coding agent's pre-tool hook: deny writes into locked areas, apply LOCK.permissions.json",
@@ -22,22 +28,29 @@ way out) for a write into an area under someone else's active lock, for a public
 under PRIVATE.txt or refused by a lock, and for LOCK.permissions.json deny rules; ask for
 its ask rules; nothing otherwise, leaving the call to the agent's own permission system.
 Malformed input is denied. The agent's identity is GUARD_OWNER, else its session id.
-With --sandbox (or [agent] sandbox = true in .guard.toml), Claude Code's Bash commands
-come back rewritten to run under guard sandbox as that identity (updatedInput), with
-allow only where Claude Code's own permission rules would have run the original
-without a prompt, ask otherwise; Gemini CLI's and Codex's shell commands are refused
-unless the session itself runs under guard sandbox.
+Under [agent] sandbox = "auto" (the default) every shell command comes back rewritten
+to run under guard sandbox as that identity wherever the exact sandbox runs and the
+client keeps its prompts: Claude Code always (allow only where its own permission
+rules would have run the original without a prompt, ask otherwise), Codex with
+approval never and no sandbox or rules of its own, Gemini CLI in yolo mode with no
+policy of its own. Elsewhere "auto" asks, near a lock, about what guard cannot judge;
+--sandbox (or sandbox = true) refuses the command instead.
 Always exit 0, except for an unknown agent (2).`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
 			o.Classify = classifyPublication(env)
 			o.ClaudeManaged = claudeManagedSettings()
+			if sandboxFlag {
+				o.Sandbox = guard.SandboxOn
+			}
+			o.Exact = exactSandbox
+			o.ClientArgs = parentArgs
 			return agent.RunHook(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Claim, "claim", false, "claim a free area on the first write into it (a short lease; see guard agent-release)")
-	cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, "run every Bash command let through under guard sandbox (Claude Code; also [agent] sandbox in .guard.toml)")
+	cmd.Flags().BoolVar(&sandboxFlag, "sandbox", false, "require every shell command let through to run under guard sandbox, refusing it where it cannot ([agent] sandbox = true)")
 	return cmd
 }
 
@@ -68,4 +81,42 @@ func classifyPublication(env *guard.Env) agent.ClassifyFunc {
 		}
 		return c.Op, c.Projects, c.DryRun, nil
 	}
+}
+
+// exactSandbox tells the agent hook whether guard sandbox runs exactly here (user
+// and mount namespaces): the sandbox package's probe, handed over as a function
+// value (agent does not import sandbox).
+func exactSandbox() error { return sandbox.Exact() }
+
+// parentArgs are the command lines of the hook's parent processes, nearest first (at
+// most eight, read from /proc; nil where there is none): how the agent's client was
+// started, which its hook input does not say.
+func parentArgs() [][]string {
+	var out [][]string
+	pid := os.Getppid()
+	for i := 0; i < 8 && pid > 1; i++ {
+		dir := filepath.Join("/proc", strconv.Itoa(pid))
+		data, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil {
+			break
+		}
+		out = append(out, strings.Split(strings.TrimRight(string(data), "\x00"), "\x00"))
+		stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			break
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		rest := string(stat)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			break
+		}
+		if pid, err = strconv.Atoi(f[1]); err != nil {
+			break
+		}
+	}
+	return out
 }

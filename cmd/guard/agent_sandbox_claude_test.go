@@ -18,9 +18,11 @@ import (
 // writes into alice's locked folder and into a free one: the hook rewrites it to run
 // under guard sandbox, Claude Code runs the rewritten command, and the kernel refuses
 // the locked write (EROFS in the exact sandbox, EACCES under Landlock alone) while the free one lands. A project allow rule names the
-// original, so the hook answers allow and no prompt is needed; a command no rule names
-// is answered ask, which `claude -p` cannot put to anyone, so it does not run; a
-// plain write into the locked folder is still denied by the hook itself.
+// original, so the hook answers allow and no prompt is needed; a command only the rule
+// on Claude Code's command line names (RunClaude's --allowedTools Bash, which the hook
+// reads from its parent process) is allowed too, and runs sandboxed; a plain write into
+// the locked folder is still denied by the hook itself. (A command no rule names is
+// answered ask: TestHookSandboxDecisions.)
 func TestRealClaudeCodeRunsBashCommandsInTheKernelSandbox(t *testing.T) {
 	sbNeedLandlock(t)
 	bin := agente2e.CLI(t, agente2e.Claude)
@@ -43,7 +45,7 @@ for p in sys.argv[1:]:
         print(p, errno.errorcode[e.errno])
 `)
 	sandboxed := "python3 " + probe + " locked/new.txt free/new.txt"
-	unruled := "sh -c 'python3 " + probe + " free/unruled.txt'"
+	unruled := "sh -c 'python3 " + probe + " locked/unruled.txt free/unruled.txt'"
 	s := agente2e.NewServer(t, sandboxed, unruled, "echo agent > locked/direct.txt")
 	repo := ctRepo(t, map[string]string{"locked/a.go": "package a\n", "free/x.txt": "x\n"})
 	lock := ctWrite(t, repo, "locked/LOCK.txt", "owner: alice\npurpose: the parser rewrite\n"+ctLive)
@@ -63,11 +65,12 @@ for p in sys.argv[1:]:
 	assert.Contains(t, results[0], "free/new.txt written", diag)
 	assert.NoFileExists(t, filepath.Join(repo, "locked", "new.txt"), diag)
 	assert.Equal(t, "agent\n", ctRead(t, filepath.Join(repo, "free", "new.txt")))
-	// No rule names the second command: the hook asked, and nobody could answer.
-	assert.NoFileExists(t, filepath.Join(repo, "free", "unruled.txt"), "a command no allow rule names ran without a prompt\n%s", diag)
+	// Only Claude Code's command line names the second command: it ran, sandboxed.
+	assert.Contains(t, results[1], "locked/unruled.txt "+sbDenied(), diag)
+	assert.Contains(t, results[1], "free/unruled.txt written", diag)
+	assert.NoFileExists(t, filepath.Join(repo, "locked", "unruled.txt"), diag)
 	// The plain write is the hook's own denial, naming the lock.
 	assert.Contains(t, results[2], lock, diag)
 	assert.Contains(t, results[2], "alice", diag)
 	assert.NoFileExists(t, filepath.Join(repo, "locked", "direct.txt"), diag)
-	t.Logf("what Claude Code told the model about the unruled command: %s", results[1])
 }

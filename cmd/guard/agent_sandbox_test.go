@@ -253,8 +253,10 @@ func TestInstalledSandboxHookAsClaudeCodeRunsIt(t *testing.T) {
 	again := tr.hook(t, res.Command, sbBashInput(t, tr.proj, a.command, "default"))
 	assert.Equal(t, "", again.raw, "the hook's own form is passed through to Claude Code unchanged")
 
-	a = tr.hook(t, res.Command, sbBashInput(t, tr.proj, "git status", "default"))
+	a = tr.hook(t, res.Command, sbBashInput(t, tr.proj, "npm install", "default"))
 	assert.Equal(t, "ask", a.decision, "no allow rule: Claude Code would ask, so the rewrite is asked about")
+	a = tr.hook(t, res.Command, sbBashInput(t, tr.proj, "git status", "default"))
+	assert.Equal(t, "", a.raw, "a command guard reads whole and no rule names is left to Claude Code's own judgement: a rewrite would add a prompt")
 }
 
 // guard sandbox -- AGENT: a script standing for an agent without input rewriting runs

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,19 +21,43 @@ func ctHookInput(t *testing.T, tool string, input map[string]any, cwd, session s
 	return string(b)
 }
 
-// ctDecision decodes the hook's answer: "" when it printed nothing (no objection).
+// ctDecision decodes the hook's answer: "" when it printed nothing or only rewrote
+// the command to run under guard sandbox ([agent] sandbox = "auto": no objection).
 func ctDecision(t *testing.T, stdout string) (decision, reason string) {
 	t.Helper()
-	if stdout == "" {
+	if ctNoObjection(t, stdout) {
 		return "", ""
 	}
 	var ans struct {
-		HookSpecificOutput map[string]string `json:"hookSpecificOutput"`
+		HookSpecificOutput map[string]any `json:"hookSpecificOutput"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &ans), stdout)
 	out := ans.HookSpecificOutput
 	assert.Equal(t, "PreToolUse", out["hookEventName"])
-	return out["permissionDecision"], out["permissionDecisionReason"]
+	decision, _ = out["permissionDecision"].(string)
+	reason, _ = out["permissionDecisionReason"].(string)
+	return decision, reason
+}
+
+// ctNoObjection reports whether the hook's answer objects to nothing: no output, or
+// only the command rewritten to run under guard sandbox (allow or ask as Claude
+// Code's own rules would have it, with the sandbox's note as the whole reason).
+func ctNoObjection(t *testing.T, stdout string) bool {
+	t.Helper()
+	if stdout == "" {
+		return true
+	}
+	var ans struct {
+		HookSpecificOutput struct {
+			PermissionDecision, PermissionDecisionReason string
+			UpdatedInput                                 map[string]any
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &ans), stdout)
+	h := ans.HookSpecificOutput
+	command, _ := h.UpdatedInput["command"].(string)
+	return h.PermissionDecision != "deny" && strings.Contains(command, " sandbox --owner ") &&
+		strings.HasPrefix(h.PermissionDecisionReason, "guard: runs this command under guard sandbox as ")
 }
 
 func TestContractAgentHookClaude(t *testing.T) {
