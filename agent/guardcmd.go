@@ -195,7 +195,13 @@ func ownerChange(command, owner string) string {
 func (d *decider) guardCalls(calls []GuardCall) {
 	for _, g := range calls {
 		if why := d.guardCall(g); why != "" {
-			d.deny(fmt.Sprintf("guard: refused %s: %s.\n  (you are %s on host %s; %s)", quoteCmd(g.Text), why, d.id.Owner, d.id.Host, identityNote(d.env)))
+			// The agent's identity and where it comes from; no hint at taking another
+			// (the agent refusal text suggests neither forcing nor impersonating).
+			from := "from GUARD_OWNER"
+			if d.env.Env("GUARD_OWNER") == "" {
+				from = "your session id"
+			}
+			d.deny(fmt.Sprintf("guard: refused %s: %s.\n  (you are %s on host %s, %s)", quoteCmd(g.Text), why, d.id.Owner, d.id.Host, from))
 		}
 	}
 }

@@ -38,7 +38,7 @@ func denial(reason string) string {
 // forcing another's lock away, acting as someone else, taking guard's hooks out and
 // undoing another's lockdown are refused, however the command is spelled.
 func TestGuardsOwnCommandsAreJudged(t *testing.T) {
-	const you = "\n  (you are sess-1 on host laptop; your session id; set GUARD_OWNER to act as a lock's owner)"
+	const you = "\n  (you are sess-1 on host laptop, your session id)"
 	forceUnlock := func(text string) string {
 		return "guard: refused `" + text + "`: --force removes a lock whoever holds it, and an agent releases only its own locks." + you
 	}
@@ -83,7 +83,7 @@ func TestGuardsOwnCommandsAreJudged(t *testing.T) {
 	// An agent with GUARD_OWNER acts as it; clearing it for guard acts as someone else.
 	assert.Empty(t, guardHook(t, root, "guard unlock locked", map[string]string{"GUARD_OWNER": "alice"}))
 	assert.Empty(t, guardHook(t, root, "GUARD_OWNER=alice guard unlock --owner \"$GUARD_OWNER\" locked", map[string]string{"GUARD_OWNER": "alice"}))
-	assert.Equal(t, denial("guard: refused `guard unlock locked`: a wrapper before it clears GUARD_OWNER, which makes guard act as someone other than this agent; an agent acts only as itself.\n  (you are alice on host laptop; from GUARD_OWNER)"),
+	assert.Equal(t, denial("guard: refused `guard unlock locked`: a wrapper before it clears GUARD_OWNER, which makes guard act as someone other than this agent; an agent acts only as itself.\n  (you are alice on host laptop, from GUARD_OWNER)"),
 		guardHook(t, root, "env -i PATH=/usr/bin guard unlock locked", map[string]string{"GUARD_OWNER": "alice"}))
 	// What guard run and guard sandbox run is read as the command it is.
 	out := guardHook(t, root, "guard run free -- rm -rf locked", nil)
