@@ -58,7 +58,7 @@ func TestActionPassesEveryInputToTheScript(t *testing.T) {
 		if name == "working-directory" || name == "go-version" {
 			continue // used by action.yml itself
 		}
-		v := "GUARD_INPUT_" + strings.ToUpper(name)
+		v := "GUARD_INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 		assert.Equal(t, "${{ inputs."+name+" }}", run[v], "input %s", name)
 		assert.Contains(t, string(script), v, "run.sh never reads input %s", name)
 	}
@@ -101,7 +101,8 @@ func goEnv(t *testing.T) []string {
 	return []string{"GOCACHE=" + f[0], "GOMODCACHE=" + f[1], "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false"}
 }
 
-// The action's script on a real clone: a pull request whose commit edits a folder under
+// The action's script on a real clone, with from-source (guard built from this tree
+// by go build): a pull request whose commit edits a folder under
 // bob's committed lock fails the job with a workflow annotation; one that stays out of
 // it passes; the built guard is put on PATH and in the step's outputs.
 func TestActionScriptGatesARealRepository(t *testing.T) {
@@ -138,7 +139,7 @@ func TestActionScriptGatesARealRepository(t *testing.T) {
 		cmd.Env = append([]string{"PATH=" + testenv.Path(), "HOME=" + r.home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 			"RUNNER_TEMP=" + runner, "GITHUB_PATH=" + ghPathFile, "GITHUB_OUTPUT=" + ghOutFile,
 			"GITHUB_STEP_SUMMARY=" + filepath.Join(runner, "summary"), "GITHUB_BASE_REF=main",
-			"GUARD_ACTION_PATH=" + src, "GUARD_INPUT_FORMAT=github", "GUARD_INPUT_OPS=", "GUARD_OWNER=alice", "GUARD_HOST=runner"},
+			"GUARD_ACTION_PATH=" + src, "GUARD_INPUT_FROM_SOURCE=true", "GUARD_INPUT_FORMAT=github", "GUARD_INPUT_OPS=", "GUARD_OWNER=alice", "GUARD_HOST=runner"},
 			goEnv(t)...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb

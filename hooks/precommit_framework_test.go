@@ -29,8 +29,10 @@ func preCommitBinary(t *testing.T) string {
 
 // preCommitWorld is a repository whose hooks are the pre-commit framework's, using
 // this project's .pre-commit-hooks.yaml (both hook ids) from a local hooks
-// repository, with guard on PATH (language: system) and the framework's cache in a
-// temporary folder. It has main pushed to a bare origin.
+// repository, with the framework's cache in a temporary folder. The manifest's
+// language: golang becomes system here, so that the hooks run the guard under test
+// from PATH without a build per world (TestPreCommitBuildsGuardItself checks the
+// golang build). It has main pushed to a bare origin.
 func preCommitWorld(t *testing.T) (*world, string, string) {
 	t.Helper()
 	bin := preCommitBinary(t)
@@ -44,7 +46,8 @@ func preCommitWorld(t *testing.T) (*world, string, string) {
 	hooksRepo := filepath.Join(t.TempDir(), "guard-hooks")
 	require.NoError(t, os.MkdirAll(hooksRepo, 0o755))
 	w.git(hooksRepo, "init", "-q", "-b", "main")
-	write(t, hooksRepo, ".pre-commit-hooks.yaml", string(manifest))
+	require.Contains(t, string(manifest), "language: golang")
+	write(t, hooksRepo, ".pre-commit-hooks.yaml", strings.ReplaceAll(string(manifest), "language: golang", "language: system"))
 	w.git(hooksRepo, "add", ".pre-commit-hooks.yaml")
 	w.git(hooksRepo, "-c", "user.name=G", "-c", "user.email=g@example.com", "commit", "-q", "-m", "manifest")
 	rev := w.git(hooksRepo, "rev-parse", "HEAD")
