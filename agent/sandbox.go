@@ -165,6 +165,9 @@ type sandboxOptions struct {
 	// ClientArgs are the parent processes' command lines: Claude Code's own holds
 	// rules too (--allowedTools).
 	ClientArgs [][]string
+	// Required is sandbox = true: a command is rewritten even where that adds a
+	// prompt.
+	Required bool
 }
 
 // sandboxPlan is what [agent] sandbox does with one shell call, decided before the
@@ -180,11 +183,14 @@ type sandboxPlan struct {
 	claudeManaged string
 	// clientArgs are the parent processes' command lines (HookOptions.ClientArgs).
 	clientArgs [][]string
+	// required is sandbox = true: every command is rewritten, even where that adds a
+	// prompt.
+	required bool
 }
 
 // planSandbox decides what mode does with call.
 func planSandbox(env *guard.Env, call *Call, subject *guard.Subject, mode guard.SandboxMode, opts HookOptions) *sandboxPlan {
-	p := &sandboxPlan{claudeManaged: opts.ClaudeManaged}
+	p := &sandboxPlan{claudeManaged: opts.ClaudeManaged, required: mode == guard.SandboxOn}
 	if mode == guard.SandboxOff || SandboxedSession(env) {
 		return p
 	}
@@ -215,7 +221,7 @@ func planSandbox(env *guard.Env, call *Call, subject *guard.Subject, mode guard.
 func (p *sandboxPlan) apply(env *guard.Env, call *Call, subject *guard.Subject, v *Verdict) *Verdict {
 	switch {
 	case p.rewrite:
-		return sandboxVerdict(env, call, subject, v, sandboxOptions{ClaudeManaged: p.claudeManaged, ClientArgs: p.clientArgs})
+		return sandboxVerdict(env, call, subject, v, sandboxOptions{ClaudeManaged: p.claudeManaged, ClientArgs: p.clientArgs, Required: p.required})
 	case p.refuse != "" && v.Decision != Deny:
 		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: fmt.Sprintf(
 			"guard: [agent] sandbox = true, but this command cannot run under guard sandbox: %s; guard does not run it unsandboxed (fail closed).\n"+
@@ -279,8 +285,8 @@ func sandboxVerdict(env *guard.Env, call *Call, subject *guard.Subject, v *Verdi
 		return &Verdict{Decision: Deny, Warnings: v.Warnings, AgentRules: true, Reason: fmt.Sprintf(
 			"guard: %s.\n  (guard judges the command as proposed before running it under guard sandbox, where that rule would no longer match it.)", ans.Why)}
 	}
-	if v.Decision == None && ans.Decision == Ask && !ans.Rule && v.whole {
-		// No rule of Claude Code's names the command, and guard read all of it:
+	if v.Decision == None && ans.Decision == Ask && !ans.Rule && v.whole && !o.Required {
+		// Under "auto": no rule of Claude Code's names the command, and guard read all of it:
 		// Claude Code's own judgement (which runs read-only commands such as ls
 		// without asking) decides, as without the sandbox. A rewrite would add a
 		// prompt, and the kernel nothing guard did not check already.

@@ -52,6 +52,11 @@ def hook_input(tool, tool_input):
 with open(os.path.join(repo, "d0500", "LOCK.txt")) as fh:
     lock_owner = next(l.split(":", 1)[1].strip() for l in fh if l.startswith("owner:"))
 
+# No lock refuses, but guard cannot read the command: under [agent] sandbox = "auto"
+# (the default) it comes back rewritten with Claude Code's own answer (ask: no rule
+# here) where the exact sandbox runs, with no decision where it does not.
+AUTO = ("", "ask")
+
 deep = os.path.join(repo, "d0499", "src", "pkg", "internal", "deep", "er", "still", "new.go")
 cases = [
     ("version", ["version"], b"", None),
@@ -90,17 +95,17 @@ cases = [
     # bench's, this script's own someone-else's): none refuses, so the whole tree is
     # searched for one.
     ("Bash, unreadable, no refusing lock", ["agent-hook", "claude"],
-     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "", {"GUARD_OWNER": lock_owner}),
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), AUTO, {"GUARD_OWNER": lock_owner}),
     # The same with no cache of the folders' listings (a state directory that cannot
     # be created): what the first search of a project, or one after a change, costs.
     ("Bash, unreadable, none refusing, cold", ["agent-hook", "claude"],
-     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "",
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), AUTO,
      {"GUARD_OWNER": lock_owner, "XDG_STATE_HOME": "/proc/guard-bench-no-state"}),
     # The first search of a project after `guard agent-install claude` (which lists
     # the project into the cache): each round gets a new state directory, primed by
     # an install and an uninstall (not timed), so the settings folder comes and goes.
     ("Bash, unreadable, first after install", ["agent-hook", "claude"],
-     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), "",
+     hook_input("Bash", {"command": "rm -rf \"$TARGET\""}), AUTO,
      {"GUARD_OWNER": lock_owner, "XDG_STATE_HOME": "PRIMED"}),
 ]
 primed_root = os.path.join(os.path.dirname(repo), "guard-bench-primed")
@@ -126,7 +131,7 @@ def measure(name, args, stdin, expect, case_env):
         sys.exit("%s: exit %d: %s" % (name, p.returncode, p.stderr.decode()))
     if expect is not None:
         got = json.loads(p.stdout)["hookSpecificOutput"]["permissionDecision"] if p.stdout else ""
-        if got != expect:
+        if got != expect and not (isinstance(expect, tuple) and got in expect):
             sys.exit("%s: decision %r, want %r" % (name, got, expect))
 
 

@@ -256,7 +256,7 @@ func TestInstalledSandboxHookAsClaudeCodeRunsIt(t *testing.T) {
 	a = tr.hook(t, res.Command, sbBashInput(t, tr.proj, "npm install", "default"))
 	assert.Equal(t, "ask", a.decision, "no allow rule: Claude Code would ask, so the rewrite is asked about")
 	a = tr.hook(t, res.Command, sbBashInput(t, tr.proj, "git status", "default"))
-	assert.Equal(t, "", a.raw, "a command guard reads whole and no rule names is left to Claude Code's own judgement: a rewrite would add a prompt")
+	assert.Equal(t, "ask", a.decision, "sandbox = true rewrites even a command Claude Code might run without asking")
 }
 
 // guard sandbox -- AGENT: a script standing for an agent without input rewriting runs
