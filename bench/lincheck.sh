@@ -7,9 +7,17 @@
 #   bash bench/lincheck.sh               # all scenarios
 #   bash bench/lincheck.sh TestEtcd      # a -run pattern
 #   GUARD_LINCHECK_SEED=N bash bench/lincheck.sh TestFilesFullDisk   # repeat a run
+# A history the checker rejects is printed whole, with the path of its visualisation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pattern=${1:-.}
-GUARD_LINCHECK_LONG=1 go test -count=1 -timeout 60m -v -run "$pattern" ./internal/testing/lincheck/ 2>&1 |
-	grep -E '^(=== RUN|--- |    [a-z_]+_test\.go:[0-9]+: (history|claims|[0-9]+ |paused))|^(ok|FAIL|PASS)' |
-	grep -v '^=== RUN   TestModel'
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+GUARD_LINCHECK_LONG=1 go test -count=1 -timeout 60m -v -run "$pattern" ./internal/testing/lincheck/ >"$log" 2>&1 || status=$?
+grep -E ': (history|faults): |^--- (PASS|FAIL|SKIP): Test(Files|Etcd|Checker|Run)|^(ok|FAIL)' "$log" | sed 's/^ *[a-z_]*\.go:[0-9]*: //'
+if [ "$status" -ne 0 ]; then
+	echo "== failed: the whole log"
+	cat "$log"
+fi
+exit "$status"

@@ -94,7 +94,7 @@ func Check(t testing.TB, m Model, h *History) {
 	t.Helper()
 	ops := h.Operations()
 	res, info := porcupine.CheckOperationsVerbose(m.Porcupine(), ops, CheckTimeout)
-	t.Logf("history: %d operations (%s): %s", len(ops), h.Count(), res)
+	t.Logf("%s: history: %d operations (%s): %s", t.Name(), len(ops), h.Count(), res)
 	if res == porcupine.Ok {
 		return
 	}

@@ -295,19 +295,6 @@ func etcdHarness(t *testing.T, c *netCluster) *Harness {
 	return NewHarness(t, target, cfg)
 }
 
-// faultLoop repeats fault until the clients' time is nearly over.
-func faultLoop(t *testing.T, h *Harness, fault func()) (count *int, wait func()) {
-	n := 0
-	wait = during(t, 2*time.Second, func() {
-		for end := time.Now().Add(h.Config.Duration - 5*time.Second); time.Now().Before(end); {
-			fault()
-			n++
-			time.Sleep(3 * time.Second)
-		}
-	})
-	return &n, wait
-}
-
 func TestEtcdNoFault(t *testing.T) {
 	scenario(t)
 	c := netEtcd(t, 3)
@@ -321,31 +308,15 @@ func TestEtcdNoFault(t *testing.T) {
 func TestEtcdPartitionOfOneMember(t *testing.T) {
 	scenario(t)
 	c := netEtcd(t, 3)
-	h := etcdHarness(t, c)
-	n, wait := faultLoop(t, h, func() {
-		heal := c.partition(c.follower())
-		time.Sleep(4 * time.Second)
-		heal()
-	})
-	h.Run(context.Background())
-	wait()
-	h.Check(etcdSlack)
-	t.Logf("%d partitions of a follower for 4 s", *n)
+	underFault(t, etcdHarness(t, c), Fault{What: "partitions of a follower for 4 s", For: 4 * time.Second, Gap: 3 * time.Second,
+		Checked: etcdSlack, On: func() func() { return c.partition(c.follower()) }})
 }
 
 func TestEtcdPartitionOfTheLeader(t *testing.T) {
 	scenario(t)
 	c := netEtcd(t, 3)
-	h := etcdHarness(t, c)
-	n, wait := faultLoop(t, h, func() {
-		heal := c.partition(c.waitLeader(30 * time.Second))
-		time.Sleep(4 * time.Second)
-		heal()
-	})
-	h.Run(context.Background())
-	wait()
-	h.Check(etcdSlack)
-	t.Logf("%d partitions of the leader for 4 s", *n)
+	underFault(t, etcdHarness(t, c), Fault{What: "partitions of the leader for 4 s", For: 4 * time.Second, Gap: 3 * time.Second,
+		Checked: etcdSlack, On: func() func() { return c.partition(c.waitLeader(30 * time.Second)) }})
 }
 
 func TestEtcdHolderPausedPastItsLease(t *testing.T) {
@@ -359,28 +330,25 @@ func TestEtcdHolderPausedPastItsLease(t *testing.T) {
 func TestEtcdMembersRestartedWithTheirData(t *testing.T) {
 	scenario(t)
 	c := netEtcd(t, 3)
-	h := etcdHarness(t, c)
 	i := 0
-	n, wait := faultLoop(t, h, func() {
-		if i%3 == 2 {
-			// Every member at once: leases and keys come back from the data.
-			for _, m := range c.members {
-				m.stop()
+	underFault(t, etcdHarness(t, c), Fault{What: "restarts (every third one of all members at once)", Gap: 3 * time.Second,
+		Checked: etcdSlack, On: func() func() {
+			if i%3 == 2 {
+				// Every member at once: leases and keys come back from the data.
+				for _, m := range c.members {
+					m.stop()
+				}
+				time.Sleep(time.Second)
+				for _, m := range c.members {
+					c.start(m)
+				}
+			} else {
+				c.restart(c.members[i%3], time.Second)
 			}
-			time.Sleep(time.Second)
-			for _, m := range c.members {
-				c.start(m)
-			}
-		} else {
-			c.restart(c.members[i%3], time.Second)
-		}
-		i++
-		c.waitLeader(30 * time.Second)
-	})
-	h.Run(context.Background())
-	wait()
-	h.Check(etcdSlack)
-	t.Logf("%d restarts (every third one of all members at once)", *n)
+			i++
+			c.waitLeader(30 * time.Second)
+			return nil
+		}})
 }
 
 // TestEtcdMemberClockStepped steps members' clocks the only way one can without
@@ -391,20 +359,17 @@ func TestEtcdMembersRestartedWithTheirData(t *testing.T) {
 func TestEtcdMemberClockStepped(t *testing.T) {
 	scenario(t)
 	c := netEtcd(t, 3)
-	h := etcdHarness(t, c)
 	step := 0
-	n, wait := faultLoop(t, h, func() {
-		step++
-		m := c.waitLeader(30 * time.Second)
-		if step%2 == 0 {
-			m = c.follower()
-		}
-		m.monotonic = 3600 * step
-		c.restart(m, 500*time.Millisecond)
-		c.waitLeader(30 * time.Second)
-	})
-	h.Run(context.Background())
-	wait()
-	h.Check(etcdSlack)
-	t.Logf("%d clock steps of a member (restarted %d h ahead at the last)", *n, step)
+	underFault(t, etcdHarness(t, c), Fault{What: "clock steps of a member (an hour further ahead each)", Gap: 3 * time.Second,
+		Checked: etcdSlack, On: func() func() {
+			step++
+			m := c.waitLeader(30 * time.Second)
+			if step%2 == 0 {
+				m = c.follower()
+			}
+			m.monotonic = 3600 * step
+			c.restart(m, 500*time.Millisecond)
+			c.waitLeader(30 * time.Second)
+			return nil
+		}})
 }

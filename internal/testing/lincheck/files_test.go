@@ -114,7 +114,7 @@ func pausedHolder(t *testing.T, h *Harness, d time.Duration) {
 		}
 	}
 	assert.True(t, tookOver, "no other client took the lock over during the pause")
-	t.Logf("paused for %s; %d writes of the resumed holder, all rejected", d, after)
+	t.Logf("%s: faults: 1 pause of %s; %d writes of the resumed holder, all rejected", t.Name(), d, after)
 }
 
 func TestFilesFullDisk(t *testing.T) {
@@ -123,21 +123,8 @@ func TestFilesFullDisk(t *testing.T) {
 	fs := mountTmpfs(t, "4m")
 	tree := gitTree(t, filepath.Join(fs, "tree"), map[string]string{"quiet/x.txt": "x\n"})
 	h := filesHarness(t, tree)
-	faults := 0
-	wait := during(t, 2*time.Second, func() {
-		for end := time.Now().Add(h.Config.Duration - 4*time.Second); time.Now().Before(end); {
-			free := fill(t, fs)
-			faults++
-			time.Sleep(3 * time.Second)
-			free()
-			time.Sleep(4 * time.Second)
-		}
-	})
-	h.Run(context.Background())
-	wait()
-	h.Check(filesSlack)
-	t.Logf("%d full-disk periods of 3 s", faults)
-	logErrors(t, h)
+	underFault(t, h, Fault{What: "full-disk periods of 3 s", For: 3 * time.Second, Gap: 4 * time.Second, Checked: filesSlack,
+		On: func() func() { return fill(t, fs) }})
 
 	// Directly: a claim on a full disk fails (2), says why, and leaves nothing behind.
 	free := fill(t, fs)
@@ -157,21 +144,11 @@ func TestFilesReadOnlyRemount(t *testing.T) {
 	fs := mountTmpfs(t, "8m")
 	tree := gitTree(t, filepath.Join(fs, "tree"), map[string]string{"quiet/x.txt": "x\n"})
 	h := filesHarness(t, tree)
-	faults := 0
-	wait := during(t, 2*time.Second, func() {
-		for end := time.Now().Add(h.Config.Duration - 4*time.Second); time.Now().Before(end); {
+	underFault(t, h, Fault{What: "read-only periods of 3 s", For: 3 * time.Second, Gap: 4 * time.Second, Checked: filesSlack,
+		On: func() func() {
 			sh(t, "mount", "-o", "remount,ro", fs)
-			faults++
-			time.Sleep(3 * time.Second)
-			sh(t, "mount", "-o", "remount,rw", fs)
-			time.Sleep(4 * time.Second)
-		}
-	})
-	h.Run(context.Background())
-	wait()
-	h.Check(filesSlack)
-	t.Logf("%d read-only periods of 3 s", faults)
-	logErrors(t, h)
+			return func() { sh(t, "mount", "-o", "remount,rw", fs) }
+		}})
 
 	sh(t, "mount", "-o", "remount,ro", fs)
 	r := quietLock(h)
@@ -187,21 +164,8 @@ func TestFilesFsyncFails(t *testing.T) {
 	mnt, back := loopExt4(t)
 	tree := gitTree(t, filepath.Join(mnt, "tree"), map[string]string{"quiet/x.txt": "x\n"})
 	h := filesHarness(t, tree)
-	faults := 0
-	wait := during(t, 2*time.Second, func() {
-		for end := time.Now().Add(h.Config.Duration - 4*time.Second); time.Now().Before(end); {
-			free := fill(t, back)
-			faults++
-			time.Sleep(3 * time.Second)
-			free()
-			time.Sleep(4 * time.Second)
-		}
-	})
-	h.Run(context.Background())
-	wait()
-	h.Check(filesSlack)
-	t.Logf("%d periods of 3 s with fsync failing", faults)
-	logErrors(t, h)
+	underFault(t, h, Fault{What: "periods of 3 s with fsync failing", For: 3 * time.Second, Gap: 4 * time.Second, Checked: filesSlack,
+		On: func() func() { return fill(t, back) }})
 
 	// Directly: a claim whose fsync fails exits 2, names the file, and leaves nothing
 	// behind. Whether a write-back fails depends on whether the blocks it lands on

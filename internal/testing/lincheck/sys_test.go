@@ -4,6 +4,7 @@ package lincheck
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -147,3 +148,37 @@ func during(t *testing.T, delay time.Duration, fault func()) (wait func()) {
 }
 
 func describe(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// Fault is a fault the scenario repeats: on starts it and returns its end (nil: it
+// ends by itself), which comes For after the start; Gap passes before the next.
+type Fault struct {
+	What    string // for the log: "full-disk periods of 3 s"
+	For     time.Duration
+	Gap     time.Duration
+	On      func() (off func())
+	Checked time.Duration // the model's slack
+}
+
+// underFault runs the clients while the fault repeats (from 2 s on, until the load is
+// nearly over), checks the history, and logs how many faults there were and how the
+// failures read.
+func underFault(t *testing.T, h *Harness, f Fault) {
+	t.Helper()
+	n := 0
+	wait := during(t, 2*time.Second, func() {
+		for end := time.Now().Add(h.Config.Duration - 4*time.Second - f.For); time.Now().Before(end); {
+			off := f.On()
+			n++
+			time.Sleep(f.For)
+			if off != nil {
+				off()
+			}
+			time.Sleep(f.Gap)
+		}
+	})
+	h.Run(context.Background())
+	wait()
+	h.Check(f.Checked)
+	t.Logf("%s: faults: %d %s", t.Name(), n, f.What)
+	logErrors(t, h)
+}
