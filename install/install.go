@@ -137,13 +137,24 @@ func RunInstall(ctx context.Context, o Options) error {
 
 // installHook writes guard's hook for name into dir and says what it did.
 func installHook(dir, name, exe string, force bool) (HookResult, string, error) {
-	path := filepath.Join(dir, name)
+	hr, msg, err := installChained(filepath.Join(dir, name), "install", force,
+		func(prevInterp string) string { return script(name, exe, prevInterp) })
+	hr.Name = name
+	return hr, msg, err
+}
+
+// installChained writes the hook file content(prevInterp) at path (what names the
+// command in errors). A foreign hook there is moved aside to path.pre-guard, which
+// guard's hook runs after its check (prevInterp is its shell, see shellInterpreter);
+// an earlier kept one stops it unless force, which keeps both. Writing guard's own
+// hook again is "unchanged".
+func installChained(path, what string, force bool, content func(prevInterp string) string) (HookResult, string, error) {
 	backup := path + BackupSuffix
 	_, lerr := os.Lstat(path)
 	present := lerr == nil
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
 	}
 	// A dangling symlink reads as not existing; it is still kept aside, not lost.
 	note := ""
@@ -151,39 +162,39 @@ func installHook(dir, name, exe string, force bool) (HookResult, string, error) 
 		if _, err := os.Lstat(backup); err == nil {
 			if !force {
 				return HookResult{}, "", guard.Exitf(guard.ExitRefused,
-					"install: %s is a hook guard did not write, and %s already keeps an earlier one; move one of them away, or run `guard install --force` to keep both (the earlier one moves to %s.<n>)",
-					path, filepath.Base(backup), filepath.Base(backup))
+					"%s: %s is a hook guard did not write, and %s already keeps an earlier one; move one of them away, or run `guard %s --force` to keep both (the earlier one moves to %s.<n>)",
+					what, path, filepath.Base(backup), what, filepath.Base(backup))
 			}
 			older, err := freeName(backup)
 			if err != nil {
-				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
 			}
 			if err := os.Rename(backup, older); err != nil {
-				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
 			}
 			note = fmt.Sprintf("; moved the earlier kept hook to %s", filepath.Base(older))
 		}
 		if err := os.Rename(path, backup); err != nil {
-			return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: keeping the existing hook: %w", err)
+			return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: keeping the existing hook: %w", what, err)
 		}
 		note = fmt.Sprintf(" (kept the existing hook as %s, which still runs after guard%s)", filepath.Base(backup), note)
 	} else if _, err := os.Lstat(backup); err == nil {
 		note = fmt.Sprintf(" (runs %s after guard)", filepath.Base(backup))
 	}
-	content := script(name, exe, shellInterpreter(backup))
+	body := content(shellInterpreter(backup))
 	// Installing again is idempotent, and says so (as agent-install does): a second
 	// "installed" read as if something had been missing.
-	if present && note == "" && string(existing) == content {
-		hr := HookResult{Name: name, Path: path, Action: "unchanged"}
+	if present && note == "" && string(existing) == body {
+		hr := HookResult{Path: path, Action: "unchanged"}
 		if _, err := os.Lstat(backup); err == nil {
 			hr.Kept = backup
 		}
 		return hr, "unchanged " + path, nil
 	}
-	if err := writeExecutable(path, []byte(content)); err != nil {
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install: %w", err)
+	if err := writeExecutable(path, []byte(body)); err != nil {
+		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
 	}
-	hr := HookResult{Name: name, Path: path, Action: "installed", Note: strings.TrimSpace(note)}
+	hr := HookResult{Path: path, Action: "installed", Note: strings.TrimSpace(note)}
 	if _, err := os.Lstat(backup); err == nil {
 		hr.Kept = backup
 	}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
@@ -146,7 +145,8 @@ func RunServerInstall(ctx context.Context, o ServerOptions) error {
 		var hr HookResult
 		var msg string
 		if layout == LayoutGit {
-			hr, msg, err = installScript(path, serverScript(name, exe, shellInterpreter(path+BackupSuffix)), o.Force)
+			hr, msg, err = installChained(path, "install --server", o.Force,
+				func(prevInterp string) string { return serverScript(name, exe, prevInterp) })
 		} else {
 			hr, msg, err = installDropIn(path, serverScript(name, exe, ""))
 		}
@@ -235,53 +235,6 @@ cat >"$refs" || exit 2
 run_prev "$@" <"$refs"
 exit $?
 `, Marker, hook, BackupSuffix, shellQuote(exe), shellQuote(prevInterp))
-}
-
-// installScript writes a hook at path, keeping a foreign one as path.pre-guard (as
-// installHook does for a clone's hooks).
-func installScript(path, content string, force bool) (HookResult, string, error) {
-	backup := path + BackupSuffix
-	_, lerr := os.Lstat(path)
-	present := lerr == nil
-	existing, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install --server: %w", err)
-	}
-	note := ""
-	if present && !IsGuardHook(existing) {
-		if _, err := os.Lstat(backup); err == nil {
-			if !force {
-				return HookResult{}, "", guard.Exitf(guard.ExitRefused,
-					"install --server: %s is a hook guard did not write, and %s already keeps an earlier one; move one of them away, or run with --force to keep both (the earlier one moves to %s.<n>)",
-					path, filepath.Base(backup), filepath.Base(backup))
-			}
-			older, err := freeName(backup)
-			if err != nil {
-				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install --server: %w", err)
-			}
-			if err := os.Rename(backup, older); err != nil {
-				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install --server: %w", err)
-			}
-		}
-		if err := os.Rename(path, backup); err != nil {
-			return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install --server: keeping the existing hook: %w", err)
-		}
-		note = fmt.Sprintf(" (kept the existing hook as %s, which still runs after guard)", filepath.Base(backup))
-		// The kept hook's interpreter is known only now that it is in its place.
-		content = strings.Replace(content, "prev_interp=''", "prev_interp="+shellQuote(shellInterpreter(backup)), 1)
-	}
-	hr := HookResult{Path: path, Action: "installed", Note: strings.TrimSpace(note)}
-	if _, err := os.Lstat(backup); err == nil {
-		hr.Kept = backup
-	}
-	if present && note == "" && string(existing) == content {
-		hr.Action = "unchanged"
-		return hr, "unchanged " + path, nil
-	}
-	if err := writeExecutable(path, []byte(content)); err != nil {
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install --server: %w", err)
-	}
-	return hr, "installed " + path + note, nil
 }
 
 // installDropIn writes guard's file into a <hook>.d folder, where the server's own

@@ -139,22 +139,8 @@ func (h *srvSSH) url(s srvServer) string {
 func (h *srvSSH) push(t *testing.T, s srvServer, dir, pusher string, args ...string) (string, int) {
 	t.Helper()
 	ssh := fmt.Sprintf("/usr/bin/ssh -F /dev/null -i %s -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR", h.keys[pusher])
-	cmd := exec.Command("git", append([]string{"push", "--no-verify"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_SSH_COMMAND=" + ssh, "GUARD_OWNER=alice", "LANG=C"}
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	lines := strings.Split(string(out), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t\r")
-	}
-	return strings.Join(lines, "\n"), code
+	return srvGitPush(t, dir, []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_SSH_COMMAND=" + ssh, "GUARD_OWNER=alice", "LANG=C"}, args...)
 }
 
 func TestServerOverSSHTheKeysForcedCommandNamesThePusher(t *testing.T) {

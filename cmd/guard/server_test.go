@@ -62,13 +62,20 @@ func (s srvServer) env(t *testing.T, pusher string) []string {
 	return env
 }
 
-// push runs `git push --no-verify ARGS...` in dir as pusher and returns git's stderr
-// (each line's trailing blanks, which git pads remote lines with, cut) and exit code.
+// push runs `git push --no-verify ARGS...` in dir as pusher (see srvGitPush).
 func (s srvServer) push(t *testing.T, dir, pusher string, args ...string) (string, int) {
+	t.Helper()
+	return srvGitPush(t, dir, s.env(t, pusher), args...)
+}
+
+// srvGitPush runs `git push --no-verify ARGS...` in dir with env and returns git's
+// output (each line's trailing blanks, which git pads remote lines with, cut) and exit
+// code.
+func srvGitPush(t *testing.T, dir string, env []string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"push", "--no-verify"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = s.env(t, pusher)
+	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
