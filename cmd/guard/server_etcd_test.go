@@ -14,6 +14,7 @@ import (
 // bob's push as a committed lock would, and an unreachable etcd refuses every push
 // (fail closed, exit 2 of the hook).
 func TestServerRefusesAPushIntoAnAreaLockedInEtcd(t *testing.T) {
+	t.Parallel()
 	cl := etcdtest.Start(t, 1)
 	backend := fmt.Sprintf("[backend]\nkind = \"etcd\"\nendpoints = [%q]\nproject_id = \"srv-proj\"\ndial_timeout = \"5s\"\n", cl.Endpoints()[0])
 	s, work := srvSetup(t, srvConfig+"\n"+backend)

@@ -138,12 +138,13 @@ func (h *srvSSH) url(s srvServer) string {
 // own GUARD_OWNER says alice.
 func (h *srvSSH) push(t *testing.T, s srvServer, dir, pusher string, args ...string) (string, int) {
 	t.Helper()
-	ssh := fmt.Sprintf("/usr/bin/ssh -F /dev/null -i %s -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR", h.keys[pusher])
+	ssh := fmt.Sprintf("/usr/bin/ssh -F /dev/null -i %s -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=30 -o ServerAliveInterval=10 -o ServerAliveCountMax=6", h.keys[pusher])
 	return srvGitPush(t, dir, []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_SSH_COMMAND=" + ssh, "GUARD_OWNER=alice", "LANG=C"}, args...)
 }
 
 func TestServerOverSSHTheKeysForcedCommandNamesThePusher(t *testing.T) {
+	t.Parallel()
 	s, work := srvSetup(t, srvConfig)
 	h := startSSHD(t, s, "alice", "bob", "")
 	before := s.ref(t, "refs/heads/main")

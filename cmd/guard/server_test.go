@@ -118,6 +118,7 @@ remote: guard: pre-receive: 1 ref update refused for bob; no ref was updated.
 `
 
 func TestServerRefusesAPushIntoAnotherOwnersLockedAreaAndKeepsItsRefs(t *testing.T) {
+	t.Parallel()
 	s, _ := srvSetup(t, srvConfig)
 	before := s.ref(t, "refs/heads/main")
 	bob := s.clone(t)
@@ -151,6 +152,7 @@ func TestServerRefusesAPushIntoAnotherOwnersLockedAreaAndKeepsItsRefs(t *testing
 }
 
 func TestServerLetsTheLockOwnerThroughUnderTheServerNameTheOwnersTableMaps(t *testing.T) {
+	t.Parallel()
 	s, work := srvSetup(t, srvConfig)
 	ctWrite(t, work, "src/a.go", "package a // alice\n")
 	ctGit(t, work, "commit", "-qam", "alice changes src")
@@ -170,6 +172,7 @@ func TestServerLetsTheLockOwnerThroughUnderTheServerNameTheOwnersTableMaps(t *te
 }
 
 func TestServerBypassPushOptionIsRecordedForAnAllowedUserAndRefusedForAnother(t *testing.T) {
+	t.Parallel()
 	s, _ := srvSetup(t, srvConfig)
 	before := s.ref(t, "refs/heads/main")
 	bob := s.clone(t)
@@ -208,6 +211,7 @@ func TestServerBypassPushOptionIsRecordedForAnAllowedUserAndRefusedForAnother(t 
 }
 
 func TestServerFailsClosedWithoutAPusherAndOnAMalformedConfig(t *testing.T) {
+	t.Parallel()
 	s, work := srvSetup(t, srvConfig)
 	before := s.ref(t, "refs/heads/main")
 	ctWrite(t, work, "docs/x.md", "y\n")
@@ -251,6 +255,7 @@ func TestServerFailsClosedWithoutAPusherAndOnAMalformedConfig(t *testing.T) {
 }
 
 func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesAndDroppedWork(t *testing.T) {
+	t.Parallel()
 	s, work := srvSetup(t, srvConfig+"\n")
 	ctWrite(t, s.bare, ".guard.toml", strings.Replace(srvConfig, "[server]\n", "[server]\nvisibility = \"public\"\n", 1))
 	base := s.ref(t, "refs/heads/main")
@@ -354,6 +359,7 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 }
 
 func TestServerUpdateHookJudgesOneRefAndUninstallRestoresTheKeptHook(t *testing.T) {
+	t.Parallel()
 	s, _ := srvSetup(t, srvConfig)
 	before := s.ref(t, "refs/heads/main")
 	bob := s.clone(t)
@@ -411,6 +417,7 @@ func TestServerUpdateHookJudgesOneRefAndUninstallRestoresTheKeptHook(t *testing.
 }
 
 func TestServerInstallIntoGitLabAndGiteaLayouts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ layout, made, hook string }{
 		{"gitlab", "custom_hooks", "custom_hooks/pre-receive.d/guard"},
 		{"gitea", "hooks/pre-receive.d", "hooks/pre-receive.d/guard"},
