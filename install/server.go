@@ -107,15 +107,16 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// serverHookPath is where guard's hook for name goes in a layout.
-func serverHookPath(layout, dir, name string) string {
+// serverHookPath is where guard's hook for name goes in a layout, in the repository r
+// (the plain layout: the folder git runs hooks from, core.hooksPath honoured).
+func serverHookPath(layout string, r gitrun.Repo, name string) string {
 	switch layout {
 	case LayoutGitLab:
-		return filepath.Join(dir, "custom_hooks", name+".d", serverHookName)
+		return filepath.Join(r.CommonDir, "custom_hooks", name+".d", serverHookName)
 	case LayoutGitea:
-		return filepath.Join(dir, "hooks", name+".d", serverHookName)
+		return filepath.Join(r.CommonDir, "hooks", name+".d", serverHookName)
 	}
-	return filepath.Join(dir, "hooks", name)
+	return filepath.Join(r.Hooks, name)
 }
 
 // RunServerInstall is guard install --server: guard's pre-receive and post-receive
@@ -138,7 +139,7 @@ func RunServerInstall(ctx context.Context, o ServerOptions) error {
 	res := ServerResult{Repo: r.CommonDir, Layout: layout}
 	var lines []string
 	for _, name := range ServerHooks {
-		path := serverHookPath(layout, r.CommonDir, name)
+		path := serverHookPath(layout, r, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return guard.Exitf(guard.ExitUsage, "install --server: %w", err)
 		}
@@ -269,7 +270,7 @@ func RunServerUninstall(ctx context.Context, o ServerOptions) error {
 	problems := 0
 	for _, layout := range []string{LayoutGit, LayoutGitLab, LayoutGitea} {
 		for _, name := range ServerHooks {
-			path := serverHookPath(layout, r.CommonDir, name)
+			path := serverHookPath(layout, r, name)
 			backup := path + BackupSuffix
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -365,7 +366,7 @@ func RunServerDoctor(ctx context.Context, o ServerOptions) error {
 	}
 	rep := ServerDoctorReport{Repo: r.CommonDir, Layout: layout, Hooks: []HookReport{}, Problems: []string{}, BypassLog: r.BypassLogPath()}
 	for _, name := range ServerHooks {
-		path := serverHookPath(layout, r.CommonDir, name)
+		path := serverHookPath(layout, r, name)
 		h, _ := hookState(o.Env, "", filepath.Dir(path), filepath.Base(path))
 		h.Name = name
 		switch {
