@@ -92,6 +92,10 @@ func (p *Policy) ReadOnlyAreas(roots []lockcore.ScanRoot, skipDirs []string) *Re
 			areas = append(areas, ReadOnlyArea{Path: path, Reason: protectedReason(path, what)})
 		}
 	}
+	for _, dir := range p.agentDirs(scanRoots) {
+		areas = append(areas, ReadOnlyArea{Path: dir, Reason: fmt.Sprintf("%s is the folder of an agent's project settings (they run guard's hook); "+
+			"a sandboxed command may not add, change or remove a settings file in it", dir)})
+	}
 	for _, l := range res.Locks {
 		// An expired lock stops nobody, and `guard prune` removes it: only the files
 		// of live locks are kept from the identity, a soft lock's too (it stops no
@@ -346,6 +350,35 @@ func (p *Policy) outsideControlFiles(roots []lockcore.ScanRoot) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// agentDirs are the agents' settings folders (AgentSettingsDirs) at the top of each
+// project of roots: read-only as a whole, so that no settings file can be added there
+// either (a new .claude/settings.local.json could switch guard's hook off). A project
+// without one keeps the name free: a folder that does not exist cannot be mounted
+// over (the README's limits).
+func (p *Policy) agentDirs(roots []lockcore.ScanRoot) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range roots {
+		if r.MaxDepth == 0 {
+			continue // a folder above the project, read for its locks only
+		}
+		top := p.repoTop(r.Path)
+		if top == "" {
+			top = r.Path
+		}
+		if seen[top] {
+			continue
+		}
+		seen[top] = true
+		for _, d := range AgentSettingsDirs {
+			if st, err := os.Lstat(filepath.Join(top, d)); err == nil && st.IsDir() {
+				out = append(out, filepath.Join(top, d))
+			}
+		}
+	}
 	return out
 }
 

@@ -239,12 +239,16 @@ func TestSandboxKeepsGuardsHooksAndTheAgentsSettings(t *testing.T) {
 			"echo '{}' > .claude/settings.json", "rm -f .claude/settings.local.json", "echo x >> .gemini/settings.json",
 			"echo '{}' > .codex/hooks.json", "echo > .codex/config.toml", "echo '{}' > \"$HOME/.claude/settings.json\"",
 			"echo > \"$HOME/.codex/config.toml\"", "echo 'exit 0' > .git/hooks/pre-commit", "rm -f .git/hooks/pre-commit",
+			// A new settings file in a project's agent folder, or the folder moved away.
+			"echo '{\"disableAllHooks\": true}' > .claude/settings.new.json", "mkdir .gemini/extra", "mv .codex .codex-off",
 		} {
 			_, stderr, code := tr.sh(t, script)
 			assert.NotEqual(t, 0, code, "%s: %s", script, stderr)
 		}
 		assert.Equal(t, "{\"hooks\": \"guard\"}\n", ctRead(t, filepath.Join(tr.proj, ".claude", "settings.json")))
 		assert.FileExists(t, filepath.Join(tr.proj, ".claude", "settings.local.json"))
+		assert.NoFileExists(t, filepath.Join(tr.proj, ".claude", "settings.new.json"))
+		assert.DirExists(t, filepath.Join(tr.proj, ".codex"))
 		assert.Equal(t, "{\"hooks\": \"guard\"}\n", ctRead(t, filepath.Join(tr.home, ".claude", "settings.json")))
 		assert.Contains(t, ctRead(t, filepath.Join(tr.proj, ".git", "hooks", "pre-commit")), "exec guard hook pre-commit")
 		if !tr.landlock { // Landlock alone cannot refuse a chmod
