@@ -85,6 +85,12 @@ func TestGuardsOwnCommandsAreJudged(t *testing.T) {
 	assert.Empty(t, guardHook(t, root, "GUARD_OWNER=alice guard unlock --owner \"$GUARD_OWNER\" locked", map[string]string{"GUARD_OWNER": "alice"}))
 	assert.Equal(t, denial("guard: refused `guard unlock locked`: a wrapper before it clears GUARD_OWNER, which makes guard act as someone other than this agent; an agent acts only as itself.\n  (you are alice on host laptop, from GUARD_OWNER)"),
 		guardHook(t, root, "env -i PATH=/usr/bin guard unlock locked", map[string]string{"GUARD_OWNER": "alice"}))
+	// guard cannot tell whose lock a resource's is: --force on it is refused.
+	assert.Equal(t, denial("guard: refused `guard lock --resource db://x --force`: --force replaces a lock whoever holds it, and guard cannot tell whose lock this one is."+you),
+		guardHook(t, root, "guard lock --resource db://x --force", nil))
+	// Its own lockdown an agent may undo.
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"owner":"sess-1","locks":["`+filepath.Join(root, "repo", "free", "LOCK.txt")+`"]}`), 0o644))
+	assert.Empty(t, guardHook(t, root, "guard lockdown --undo --commit", nil))
 	// What guard run and guard sandbox run is read as the command it is.
 	out := guardHook(t, root, "guard run free -- rm -rf locked", nil)
 	assert.Contains(t, out, `"permissionDecision":"deny"`)

@@ -192,3 +192,33 @@ func TestContractAgentInstallClaude(t *testing.T) {
 		assert.Equal(t, 2, code)
 	})
 }
+
+// CONTRACT.md section 4: guard's own commands are judged like any other. The agent
+// claims, renews and releases its own locks; forcing another's away, acting as someone
+// else and taking guard's hooks out are denied, however the command is spelled.
+func TestContractAgentHookJudgesGuardsOwnCommands(t *testing.T) {
+	repo := ctRepo(t, map[string]string{"src/a.go": "a\n", "docs/d.md": "d\n"})
+	lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\n"+ctLive)
+	for command, want := range map[string]string{
+		"guard unlock --force src":                                 "--force removes a lock whoever holds it",
+		"env GUARD_OWNER=alice guard unlock src":                   "it sets GUARD_OWNER=alice",
+		"sh -c 'guard lock --force src'":                           "--force would replace " + lock + " (held by alice)",
+		guardBin + " sandbox --owner alice -- make":                "--owner alice acts as someone other than this agent",
+		"echo claude | xargs guard agent-uninstall":                "it removes guard's hooks",
+		"guard uninstall":                                          "it removes guard's hooks",
+		"guard lock docs && guard renew docs && guard unlock docs": "",
+		"guard status src && guard scan":                           "",
+	} {
+		out, errOut, code := ctRun(t, repo, []string{"GUARD_OWNER=bob"}, ctHookInput(t, "Bash", map[string]any{"command": command}, repo, "s1"), "agent-hook", "claude")
+		require.Equal(t, 0, code, errOut)
+		decision, reason := ctDecision(t, out)
+		if want == "" {
+			assert.Equal(t, "", decision, "%s: %s", command, reason)
+			continue
+		}
+		assert.Equal(t, "deny", decision, command)
+		assert.Contains(t, reason, want, command)
+		assert.Contains(t, reason, "(you are bob on host ", command)
+		assert.NotContains(t, reason, "set GUARD_OWNER", command)
+	}
+}
