@@ -69,11 +69,7 @@ type DecideOptions struct {
 // session id (else guard's usual owner, as the subject resolved it); the host is
 // guard's usual host.
 func Identity(env *guard.Env, call *Call, s *guard.Subject) guard.Identity {
-	id := s.Identity
-	if env.Env("GUARD_OWNER") == "" && call.SessionID != "" {
-		id.Owner = call.SessionID
-	}
-	return id
+	return guard.AgentIdentity(env, call.SessionID, s.Identity)
 }
 
 // Decide is the one decision core of every agent hook: it asks the lock policy (the
@@ -95,6 +91,8 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 		perms: guard.NewPermissionsChain(),
 	}
 	d.policy = guard.NewPolicy(env, d.id)
+	// guard mcp in the same client reads this to claim as exactly this session.
+	guard.RecordAgentSession(env, call.Cwd, call.Agent, call.SessionID)
 	d.run()
 	v := d.verdict()
 	if v.Decision == None && opts.Claim && len(d.written) > 0 {
@@ -234,19 +232,25 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 	d.deny(refusal(dec) + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, identityNote(d.env)))
 }
 
-// refusal is a decision's refusal explained without its warnings, which the hook
-// shows separately, on stderr.
-func refusal(dec interface{ ExplainRefusal(io.Writer) }) string {
+// refusal is a decision's refusal explained for an agent (guard.AgentWayOut: wait,
+// work elsewhere, or ask the person; never force), without its warnings, which the
+// hook shows separately, on stderr.
+func refusal(dec interface {
+	ExplainRefusalWith(io.Writer, func(*lockcore.Lock) string)
+}) string {
 	var b bytes.Buffer
-	dec.ExplainRefusal(&b)
+	dec.ExplainRefusalWith(&b, guard.AgentWayOut)
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// identityNote says where the agent's identity comes from, so that it knows which
+// locks are its own: a lock it claims through guard's MCP tools (or its earlier
+// writes) is owned by this same identity and never stops it.
 func identityNote(env *guard.Env) string {
 	if env.Env("GUARD_OWNER") != "" {
-		return "from GUARD_OWNER"
+		return "from GUARD_OWNER; locks you claim through guard's MCP tools are yours"
 	}
-	return "your session id; set GUARD_OWNER to act as a lock's owner"
+	return "your session id; locks you claim through guard's MCP tools are yours"
 }
 
 // shell judges a command line by its obvious effects.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,24 +52,22 @@ type ReleasedTeamLock struct {
 // nothing), 1 when something could not be released.
 func RunRelease(opts ReleaseOptions) error {
 	env := opts.Env
-	owner, dir := opts.Owner, opts.Dir
-	if owner == "" {
-		owner = env.Env("GUARD_OWNER")
-	}
-	if owner == "" {
-		owner = opts.Session
-	}
+	owner, dir, session := opts.Owner, opts.Dir, opts.Session
 	if opts.Hook != "" {
 		sid, cwd, err := readSession(env.Stdin)
 		if err != nil {
 			return guard.Exitf(guard.ExitUsage, "agent-release: %w", err)
 		}
-		if owner == "" {
-			owner = sid
+		if session == "" {
+			session = sid
 		}
 		if dir == "" {
 			dir = cwd
 		}
+	}
+	if owner == "" {
+		// The identity the agent hook judged the session as (guard.AgentIdentity).
+		owner = guard.AgentOwner(env, session)
 	}
 	if owner == "" {
 		return guard.Exitf(guard.ExitUsage, "agent-release: whose leases? set GUARD_OWNER, or pass --owner or --session (or --hook AGENT with the hook input on stdin)")
@@ -90,20 +89,18 @@ func RunRelease(opts ReleaseOptions) error {
 		if !isLeaseOf(l, owner) {
 			continue
 		}
-		// A lease a backend holds goes there first (its file with it).
-		if found, err := guard.ReleaseHeld(env, l.Path, owner); found || err != nil {
-			if err != nil {
-				res.Errors = append(res.Errors, err.Error())
-			} else {
-				res.Released = append(res.Released, l.Path)
-			}
-			continue
+		releaseOwn(env, &res, l.Path, owner, now)
+	}
+	// The claims the session made through guard mcp (its journal): those still its own.
+	for _, p := range guard.AgentClaims(env, root, owner) {
+		l, err := lockcore.ReadLock(p, now.Location())
+		if err != nil || l.Owner != owner || slices.Contains(res.Released, p) {
+			continue // released, taken over or expired and pruned since: not ours now
 		}
-		if _, err := lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: owner, Now: now}); err != nil {
-			res.Errors = append(res.Errors, err.Error())
-			continue
-		}
-		res.Released = append(res.Released, l.Path)
+		releaseOwn(env, &res, p, owner, now)
+	}
+	if len(res.Errors) == 0 {
+		guard.ForgetAgentClaims(env, root, owner)
 	}
 	for _, path := range teamLockCandidates(root, dir) {
 		released, err := releaseTeamClaims(path, owner, now)
@@ -136,6 +133,24 @@ func RunRelease(opts ReleaseOptions) error {
 		return guard.Silent(guard.ExitRefused)
 	}
 	return nil
+}
+
+// releaseOwn releases owner's lock at path into res: a lock a backend holds goes
+// there first (its file with it).
+func releaseOwn(env *guard.Env, res *ReleaseResult, path, owner string, now time.Time) {
+	if found, err := guard.ReleaseHeld(env, path, owner); found || err != nil {
+		if err != nil {
+			res.Errors = append(res.Errors, err.Error())
+		} else {
+			res.Released = append(res.Released, path)
+		}
+		return
+	}
+	if _, err := lockcore.Release(path, lockcore.ReleaseOptions{Owner: owner, Now: now}); err != nil {
+		res.Errors = append(res.Errors, err.Error())
+		return
+	}
+	res.Released = append(res.Released, path)
 }
 
 // readSession reads session_id and cwd from a hook input (any event).

@@ -40,6 +40,9 @@ type Env struct {
 	// StderrTTY reports whether stderr is a terminal: progress lines that rewrite
 	// themselves (guard lock --wait) are only for terminals.
 	StderrTTY bool
+	// ParentPID is the process that started guard (os.Getppid): guard mcp and the
+	// agent hook find their agent client through it (ClientPID).
+	ParentPID int
 	// Executable is the absolute path of the running guard binary (recorded by
 	// install).
 	Executable string

@@ -28,8 +28,12 @@ func writeWarnings(w io.Writer, warnings []string) {
 }
 
 // ExplainRefusal writes what Explain writes but the warnings, for callers that show
-// those apart (the agent hook): nothing when the decision allows.
-func (d *Decision) ExplainRefusal(w io.Writer) {
+// those apart: nothing when the decision allows.
+func (d *Decision) ExplainRefusal(w io.Writer) { d.ExplainRefusalWith(w, WayOut) }
+
+// ExplainRefusalWith is ExplainRefusal with each lock's "what now" from wayOut:
+// WayOut for people, AgentWayOut for coding agents (the agent hook).
+func (d *Decision) ExplainRefusalWith(w io.Writer, wayOut func(*lockcore.Lock) string) {
 	if d.Allowed {
 		return
 	}
@@ -71,7 +75,7 @@ func (d *Decision) ExplainRefusal(w io.Writer) {
 		}
 		writeLock(w, g.lock, g.why, d.now)
 		writePaths(w, g.paths)
-		fmt.Fprintf(w, "  what now: %s\n", WayOut(g.lock))
+		fmt.Fprintf(w, "  what now: %s\n", wayOut(g.lock))
 	}
 }
 
@@ -176,6 +180,29 @@ func WayOut(l *lockcore.Lock) string {
 	}
 	s := fmt.Sprintf("wait until it expires or is released, ask %s to run `guard unlock %s`", orUnknown(l.Owner), l.Path)
 	return s + fmt.Sprintf(", or if it is abandoned, `guard unlock --force %s`", l.Path)
+}
+
+// AgentWayOut says what a coding agent stopped by lock l can do, for the text the
+// agent hook sends back to it (CONTRACT.md section 4): first guard mcp's tools (wait
+// for the area, or claim another one and work there) and `guard lock --wait` from a
+// shell, then asking the person it works for. It never suggests forcing, removing
+// another's lock, or acting as another owner: an agent that reads "--force" uses it.
+func AgentWayOut(l *lockcore.Lock) string {
+	dir := filepath.Dir(l.Path)
+	ask := "or ask the person you work for"
+	switch {
+	case l.NotRegular(), l.Invalid(), l.ReadErr != nil:
+		return fmt.Sprintf("guard cannot read %s as a lock, so it holds the area (fail closed): work in another area, %s to look at it", l.Path, ask)
+	case l.Kind == lockcore.User:
+		return fmt.Sprintf("only the user removes a user lock: work in another area (claim it with guard's MCP tool `lock`), %s", ask)
+	case l.Kind == lockcore.Condition || l.Kind == lockcore.Until && l.ReleaseCondition != "":
+		return fmt.Sprintf("it holds until its release condition is met: work in another area (claim it with guard's MCP tool `lock`), %s whether the condition is met", ask)
+	case l.Ambiguous, l.Kind == lockcore.Legacy, l.Kind == lockcore.Until && l.NotBefore == nil:
+		return fmt.Sprintf("it never expires: work in another area (claim it with guard's MCP tool `lock`), %s", ask)
+	}
+	return fmt.Sprintf("call guard's MCP tool `wait` with path %s (it returns when %s releases it or it expires), "+
+		"or claim another area with the `lock` tool and work there; from a shell, `guard lock --wait 30m %s` waits and then claims; %s. "+
+		"Do not remove, replace or work around %s's lock", dir, orUnknown(l.Owner), dir, ask, orUnknown(l.Owner))
 }
 
 // BlockJSON is one entry of the "blocking" list of `guard check --json`.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/guardlocks/guard/lockcore"
 )
 
 // PublicationDecision is the answer to "may this project be published by op now?":
@@ -156,12 +158,16 @@ func (d *PublicationDecision) Explain(w io.Writer) {
 
 // ExplainRefusal writes what Explain writes but the warnings, for callers that show
 // those apart (the agent hook): nothing when the decision allows.
-func (d *PublicationDecision) ExplainRefusal(w io.Writer) {
+func (d *PublicationDecision) ExplainRefusal(w io.Writer) { d.ExplainRefusalWith(w, WayOut) }
+
+// ExplainRefusalWith is ExplainRefusal with each lock's "what now" from wayOut (see
+// Decision.ExplainRefusalWith).
+func (d *PublicationDecision) ExplainRefusalWith(w io.Writer, wayOut func(*lockcore.Lock) string) {
 	for _, r := range d.Refusals {
 		fmt.Fprintf(w, "guard: %s\n", r)
 	}
 	// The lock policy's warnings are among d.Warnings already.
-	d.Locks.ExplainRefusal(w)
+	d.Locks.ExplainRefusalWith(w, wayOut)
 }
 
 // Reason is a one-paragraph summary of why the decision refuses ("" when allowed),

@@ -154,8 +154,15 @@ func TestAgentHookAndCheckGiveTheSameRefusal(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &ans))
 	reason := ans.HookSpecificOutput.PermissionDecisionReason
-	assert.True(t, strings.HasPrefix(reason, strings.TrimRight(checkErr, "\n")), "hook:\n%s\ncheck:\n%s", reason, checkErr)
-	assert.True(t, strings.HasSuffix(reason, "(you are s-1 on host "+hostname(t)+"; your session id; set GUARD_OWNER to act as a lock's owner)"), reason)
+	// The same refusal up to "what now", which is written for whom it stops: a person
+	// may force a lock at a terminal, an agent is told to wait, work elsewhere or ask
+	// (guard.AgentWayOut), never to force.
+	same, _, _ := strings.Cut(checkErr, "  what now: ")
+	assert.True(t, strings.HasPrefix(reason, same), "hook:\n%s\ncheck:\n%s", reason, checkErr)
+	assert.Contains(t, checkErr, "unlock --force")
+	assert.NotContains(t, reason, "--force")
+	assert.Contains(t, reason, "  what now: only the user removes a user lock: work in another area (claim it with guard's MCP tool `lock`), or ask the person you work for\n")
+	assert.True(t, strings.HasSuffix(reason, "(you are s-1 on host "+hostname(t)+"; your session id; locks you claim through guard's MCP tools are yours)"), reason)
 }
 
 func hostname(t *testing.T) string {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,6 +149,32 @@ var cqEntries = map[string]cqEntry{
 	"renew": func(t *testing.T, w cqWorld) (int, string) {
 		_, errOut, code := ctRun(t, w.cwd, w.env, "", append([]string{"renew", w.path}, w.lockArgs...)...)
 		return code, errOut
+	},
+	// guard mcp's tools (CONTRACT.md section 12) ask through the same run functions:
+	// every row that check answers, the check tool answers alike, and lock's the lock
+	// tool (the tool's exit code is in its result's _meta).
+	"mcp": func(t *testing.T, w cqWorld) (int, string) {
+		path := w.path
+		if w.area != "" {
+			path = w.area
+		}
+		code, text, _ := startMCP(t, w.cwd, w.env).call(t, "check", map[string]any{"path": path, "op": cqOp(w)})
+		return code, text
+	},
+	"mcp-lock": func(t *testing.T, w cqWorld) (int, string) {
+		args := map[string]any{"path": w.path}
+		for i := 0; i+1 < len(w.lockArgs); i += 2 {
+			switch w.lockArgs[i] {
+			case "--scope":
+				args["scope"] = w.lockArgs[i+1]
+			case "--team":
+				args["kind"] = "team" // of the server's host, which GUARD_HOST names
+			default:
+				t.Fatalf("mcp-lock: no tool input for %s", w.lockArgs[i])
+			}
+		}
+		code, text, _ := startMCP(t, w.cwd, w.env).call(t, "lock", args)
+		return code, text
 	},
 	"permissions": func(t *testing.T, w cqWorld) (int, string) {
 		out, errOut, code := ctRun(t, w.cwd, w.env, "", "permissions", w.path, "--agent", "claude", w.action)
@@ -393,7 +420,14 @@ func TestConsistencyEveryEntryPointGivesTheSameAnswer(t *testing.T) {
 			if row.pending != "" {
 				t.Skip("pending: " + row.pending)
 			}
-			for _, name := range row.ask {
+			ask := row.ask
+			if slices.Contains(ask, "check") {
+				ask = append(slices.Clone(ask), "mcp")
+			}
+			if slices.Contains(ask, "lock") {
+				ask = append(slices.Clone(ask), "mcp-lock")
+			}
+			for _, name := range ask {
 				entry, ok := cqEntries[name]
 				require.True(t, ok, "no entry point %q", name)
 				t.Run(name, func(t *testing.T) {

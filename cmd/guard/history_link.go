@@ -3,6 +3,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/history"
 )
@@ -25,3 +27,8 @@ func historyRecorder(env *guard.Env) func(guard.Event) {
 // historyStateMutexes are the history's transient mutexes in the state directory
 // (guard doctor reports them when stranded).
 var historyStateMutexes = []string{history.ImportMutexName}
+
+// historyJSON is guard mcp's history tool: guard history --json [PATH] --limit N.
+func historyJSON(ctx context.Context, env *guard.Env, path string, limit int) error {
+	return history.Run(ctx, history.Options{Env: env, Path: path, Limit: limit, JSON: true})
+}

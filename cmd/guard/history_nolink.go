@@ -32,3 +32,6 @@ func newWatchCmd(*guard.Env) *cobra.Command   { return notBuiltIn("watch") }
 func newServeCmd(*guard.Env, func(context.Context, web.ServeOptions) error) *cobra.Command {
 	return notBuiltIn("serve")
 }
+
+// historyJSON is nil: guard mcp's history tool says the history is not in this build.
+var historyJSON func(context.Context, *guard.Env, string, int) error

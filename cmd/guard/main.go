@@ -102,5 +102,6 @@ func processEnv() *guard.Env {
 		StdoutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY:  term.IsTerminal(int(os.Stderr.Fd())),
 		Executable: exe,
+		ParentPID:  os.Getppid(),
 	}
 }

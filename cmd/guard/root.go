@@ -57,7 +57,7 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		// publication
 		newPublishCmd(env), newPreflightCmd(env), newAuditCmd(env), newCICmd(env),
 		// coding agents
-		newAgentHookCmd(env), newAgentInstallCmd(env), newAgentUninstallCmd(env), newAgentReleaseCmd(env),
+		newAgentHookCmd(env), newAgentInstallCmd(env), newAgentUninstallCmd(env), newAgentReleaseCmd(env), newMCPCmd(env, bi),
 		// kernel-enforced locks
 		newSandboxCmd(env, nil),
 	)
