@@ -92,7 +92,7 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 	}
 	d.policy = guard.NewPolicy(env, d.id)
 	// guard mcp in the same client reads this to claim as exactly this session.
-	guard.RecordAgentSession(env, call.Cwd, call.Agent, call.SessionID)
+	guard.RecordAgentSession(env, call.Agent, call.SessionID)
 	d.run()
 	v := d.verdict()
 	if v.Decision == None && opts.Claim && len(d.written) > 0 {

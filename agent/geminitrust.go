@@ -174,5 +174,5 @@ func hasGuardHook(path, agent string) bool {
 // AgentProblems is what guard doctor reports about the agents' hooks of a project
 // (its repository top), or of the user's settings when top is "".
 func AgentProblems(env *guard.Env, top string) []string {
-	return append(CodexProblems(env, top), GeminiProblems(env, top)...)
+	return append(append(CodexProblems(env, top), GeminiProblems(env, top)...), InstallProblems(env, top)...)
 }

@@ -28,6 +28,10 @@ type InstallOptions struct {
 	// Sandbox installs the hook with --sandbox (Claude Code only): every Bash
 	// command it lets through runs under guard sandbox.
 	Sandbox bool
+	// Local edits the per-machine project settings that are not committed (Claude
+	// Code's .claude/settings.local.json; guard mcp then in the project's entry of
+	// ~/.claude.json). Gemini CLI and Codex have no such file.
+	Local bool
 }
 
 // InstallResult is what agent-install and agent-uninstall report (--json).
@@ -43,6 +47,16 @@ type InstallResult struct {
 	// Trusted whether guard changed that record this time (codex only).
 	CodexConfig string `json:"codex_config,omitempty"`
 	Trusted     bool   `json:"trusted,omitempty"`
+	// Release is the session-end hook's command (agent-release), "" where the
+	// client has no session-end event guard can use (Codex).
+	Release string `json:"release,omitempty"`
+	// MCP is the file that registers guard mcp with the client, MCPAction what
+	// happened to that entry (as Action), MCPCommand the command it runs.
+	MCP        string `json:"mcp,omitempty"`
+	MCPAction  string `json:"mcp_action,omitempty"`
+	MCPCommand string `json:"mcp_command,omitempty"`
+	// onPath is whether the settings name guard by its name on PATH.
+	onPath bool
 }
 
 // BackupSuffix is appended to a settings file's name for the copy kept before guard
@@ -56,14 +70,18 @@ type hookSpec struct {
 	envDir  string // an environment variable that moves the user's folder
 	event   string
 	matcher string
+	// endEvent is the session-end event that runs agent-release ("" where guard does
+	// not install one: Codex runs a hooks.json entry only with a trust record whose
+	// format guard knows for PreToolUse alone).
+	endEvent string
 }
 
 var hookSpecs = map[string]hookSpec{
 	// Claude Code: "*" matches every tool, so LOCK.permissions.json rules reach MCP
 	// and other tools too.
-	Claude: {dir: ".claude", file: "settings.json", envDir: "CLAUDE_CONFIG_DIR", event: "PreToolUse", matcher: "*"},
+	Claude: {dir: ".claude", file: "settings.json", envDir: "CLAUDE_CONFIG_DIR", event: "PreToolUse", matcher: "*", endEvent: "SessionEnd"},
 	// Gemini CLI: the matcher is a regular expression over tool names.
-	Gemini: {dir: ".gemini", file: "settings.json", event: "BeforeTool", matcher: ".*"},
+	Gemini: {dir: ".gemini", file: "settings.json", event: "BeforeTool", matcher: ".*", endEvent: "SessionEnd"},
 	// Codex: hooks.json in Claude Code's layout; the matcher is a regular expression
 	// (Bash, apply_patch and mcp__server__tool reach PreToolUse).
 	Codex: {dir: ".codex", file: "hooks.json", envDir: "CODEX_HOME", event: "PreToolUse", matcher: ".*"},
@@ -87,18 +105,33 @@ func shellQuote(s string) string {
 
 // isGuardHook recognises guard's own entry by the shape agent-install writes: one
 // program word (bare, or quoted as HookCommand quotes it) followed by exactly
-// `agent-hook <agent>`, or by `agent-hook <agent> --sandbox` (agent-install
-// --sandbox). The program's name does not matter (guard may be installed as guard-1.4,
+// `agent-hook <agent>`, optionally followed by --claim (claim on write, which
+// agent-install turns on) and --sandbox (agent-install --sandbox). The program's name does not matter (guard may be installed as guard-1.4,
 // gd, or a go run binary), so a moved or renamed binary, or a --sandbox added or
 // dropped, is updated in place rather than added twice, and agent-uninstall finds it.
 // A command line of more words (a user's wrapper, `sh -c ...`, a flag guard does not
 // write) is not guard's.
 func isGuardHook(cmd, agent string) bool {
 	line := strings.TrimSpace(cmd)
-	if rest, ok := strings.CutSuffix(line, " --sandbox"); ok {
-		line = strings.TrimSpace(rest)
+	for _, flag := range []string{" --sandbox", " --claim", " --sandbox"} {
+		if rest, ok := strings.CutSuffix(line, flag); ok {
+			line = strings.TrimSpace(rest)
+		}
 	}
-	prog, ok := strings.CutSuffix(line, " agent-hook "+agent)
+	return isGuardCommand(line, " agent-hook "+agent)
+}
+
+// isGuardRelease recognises guard's session-end entry as isGuardHook does its
+// pre-tool one: one program word followed by exactly `agent-release --hook <agent>`.
+func isGuardRelease(cmd, agent string) bool {
+	return isGuardCommand(strings.TrimSpace(cmd), " "+releaseArgs(agent))
+}
+
+func releaseArgs(agent string) string { return "agent-release --hook " + agent }
+
+// isGuardCommand reports whether line is one program word followed by rest.
+func isGuardCommand(line, rest string) bool {
+	prog, ok := strings.CutSuffix(line, rest)
 	if !ok {
 		return false
 	}
@@ -139,11 +172,24 @@ func oneShellWord(s string) bool {
 	return !strings.ContainsAny(s, " \t\n;&|<>()$`\\\"'*?[]{}~#=")
 }
 
-// SettingsPath returns the settings file agent-install edits.
+// SettingsPath returns the settings file agent-install edits: the project's or the
+// user's.
 func SettingsPath(env *guard.Env, agent string, user bool) (string, error) {
+	return settingsPath(env, agent, user, false)
+}
+
+// settingsPath is SettingsPath with local: the project's per-machine settings
+// (Claude Code only).
+func settingsPath(env *guard.Env, agent string, user, local bool) (string, error) {
 	spec, ok := hookSpecs[agent]
 	if !ok {
 		return "", guard.Exitf(guard.ExitUsage, "unknown agent %q (supported: %s)", agent, strings.Join(Agents, ", "))
+	}
+	if local {
+		if agent != Claude {
+			return "", guard.Exitf(guard.ExitUsage, "--local: %s has no per-machine project settings file (Claude Code's is .claude/settings.local.json); install for the project or --user", agent)
+		}
+		return filepath.Join(projectRoot(env.Dir), spec.dir, "settings.local.json"), nil
 	}
 	if user {
 		if spec.envDir != "" && env.Env(spec.envDir) != "" {
@@ -178,11 +224,15 @@ func RunUninstall(opts InstallOptions) error {
 
 func runSettings(opts InstallOptions, add bool) error {
 	env := opts.Env
-	path, err := SettingsPath(env, opts.Agent, opts.User)
+	if opts.User && opts.Local {
+		return guard.Exitf(guard.ExitUsage, "--user and --local exclude each other")
+	}
+	path, err := settingsPath(env, opts.Agent, opts.User, opts.Local)
 	if err != nil {
 		return err
 	}
-	if env.Executable == "" && add {
+	prog, onPath := guardProgram(env)
+	if prog == "" && add {
 		return guard.Exitf(guard.ExitUsage, "cannot tell where the guard binary is")
 	}
 	if opts.Sandbox && opts.Agent != Claude {
@@ -193,9 +243,14 @@ func runSettings(opts InstallOptions, add bool) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	res := InstallResult{Agent: opts.Agent, Settings: path, Command: HookCommand(env.Executable, opts.Agent)}
+	// Claim on write is on: a write into a free area claims it for the session, and
+	// the session-end hook releases it (agent-release).
+	res := InstallResult{Agent: opts.Agent, Settings: path, Command: HookCommand(prog, opts.Agent) + " --claim", onPath: onPath}
 	if opts.Sandbox {
 		res.Command += " --sandbox"
+	}
+	if hookSpecs[opts.Agent].endEvent != "" {
+		res.Release = shellQuote(prog) + " " + releaseArgs(opts.Agent)
 	}
 	old, err := os.ReadFile(path)
 	exists := err == nil
@@ -209,13 +264,29 @@ func runSettings(opts InstallOptions, add bool) error {
 		}
 	}
 	var changed bool
-	if add {
-		res.Action, err = addHook(root, opts.Agent, res.Command)
-	} else {
-		res.Action, err = removeHook(root, opts.Agent)
-	}
+	res.Action, err = editSettings(root, opts, res, add)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "%s: %v; nothing was changed", path, err)
+	}
+	// guard mcp's own registration: in this file (Gemini CLI), or in the client's MCP
+	// file (Claude Code's .mcp.json, enabled here; ~/.claude.json; Codex's config.toml).
+	var mcpAction string
+	res.MCP, mcpAction, err = registerMCP(opts, root, prog, add)
+	if err != nil {
+		return guard.Exitf(guard.ExitUsage, "%v", err)
+	}
+	if res.MCP == "" {
+		res.MCP = path
+		res.Action = combineActions(add, res.Action, mcpAction)
+	} else if !opts.User && !opts.Local && opts.Agent == Claude {
+		// enabledMcpjsonServers is in this file: count it as this file's change.
+		if mcpAction == "installed" || mcpAction == "updated" || mcpAction == "removed" {
+			res.Action = combineActions(add, res.Action, "updated")
+		}
+	}
+	res.MCPAction = mcpAction
+	if add {
+		res.MCPCommand = prog + " mcp"
 	}
 	changed = res.Action == "installed" || res.Action == "updated" || res.Action == "removed"
 	if opts.Agent == Codex {
@@ -303,6 +374,15 @@ func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
 	case "installed", "updated":
 		fmt.Fprintf(env.Stdout, "%s %s\n", res.Action, path)
 		fmt.Fprintf(env.Stderr, "guard: %s hook runs %s before every tool call\n", hookSpecs[opts.Agent].event, res.Command)
+		if res.Release != "" {
+			fmt.Fprintf(env.Stderr, "guard: %s hook runs %s (releases the session's claims)\n", hookSpecs[opts.Agent].endEvent, res.Release)
+		}
+		if res.MCP != "" {
+			fmt.Fprintf(env.Stderr, "guard: guard mcp is registered in %s (%s)\n", res.MCP, res.MCPAction)
+		}
+		if !res.onPath {
+			fmt.Fprintf(env.Stderr, "guard: note: guard is not on PATH here, so the settings name %s, which other machines of a team may not have: put guard on PATH and run agent-install again\n", env.Executable)
+		}
 		if strings.Contains(env.Executable, string(filepath.Separator)+"go-build") {
 			fmt.Fprintf(env.Stderr, "guard: warning: %s is a temporary binary of `go run`; install guard (go install) and run agent-install again\n", env.Executable)
 		}
@@ -321,6 +401,7 @@ func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
 	if opts.Agent == Codex {
 		reportCodex(env, opts, res)
 	}
+
 	if opts.Agent == Gemini && !opts.User && !opts.JSON && res.Action != "removed" && res.Action != "absent" {
 		top := filepath.Dir(filepath.Dir(res.Settings))
 		if ok, trusted := geminiTrusts(env, top); !ok {
@@ -328,6 +409,54 @@ func report(env *guard.Env, opts InstallOptions, res InstallResult) error {
 		}
 	}
 	return nil
+}
+
+// editSettings adds (or removes) guard's entries in the settings object: the pre-tool
+// hook, and the session-end release where the client has that event. It returns the
+// file's action: installed when the pre-tool hook is new, updated when any entry
+// changed, unchanged; removed or absent.
+func editSettings(root *object, opts InstallOptions, res InstallResult, add bool) (string, error) {
+	if !add {
+		a, err := removeHook(root, opts.Agent)
+		if err != nil {
+			return "", err
+		}
+		b, err := removeRelease(root, opts.Agent)
+		if err != nil {
+			return "", err
+		}
+		return combineActions(false, a, b), nil
+	}
+	a, err := addHook(root, opts.Agent, res.Command)
+	if err != nil {
+		return "", err
+	}
+	if res.Release == "" {
+		return a, nil
+	}
+	b, err := addRelease(root, opts.Agent, res.Release)
+	if err != nil {
+		return "", err
+	}
+	return combineActions(true, a, b), nil
+}
+
+// combineActions folds the actions of a file's parts into the file's: the first
+// part's when it changed the file, else updated when any other part changed it.
+func combineActions(add bool, first string, rest ...string) string {
+	if first == "installed" || first == "removed" {
+		return first
+	}
+	for _, a := range rest {
+		switch a {
+		case "installed", "updated":
+			return "updated"
+		case "removed":
+			return "removed"
+		}
+	}
+	_ = add
+	return first
 }
 
 // hookGroup is one entry of an event's list in the settings: a matcher and its hooks.
@@ -347,11 +476,23 @@ func eventGroups(root *object, event string) (*object, []json.RawMessage, error)
 	return hooks, groups, nil
 }
 
-// addHook makes sure the agent's event list has exactly one guard entry running
-// command. It returns installed, updated or unchanged.
+// addHook makes sure the agent's pre-tool event list has exactly one guard entry
+// running command. It returns installed, updated or unchanged.
 func addHook(root *object, agent, command string) (string, error) {
 	spec := hookSpecs[agent]
-	hooks, groups, err := eventGroups(root, spec.event)
+	return addEntry(root, agent, spec.event, spec.matcher, func(cmd string) bool { return isGuardHook(cmd, agent) }, command)
+}
+
+// addRelease makes sure the agent's session-end event list has exactly one guard
+// entry running command (agent-release).
+func addRelease(root *object, agent, command string) (string, error) {
+	return addEntry(root, agent, hookSpecs[agent].endEvent, "", func(cmd string) bool { return isGuardRelease(cmd, agent) }, command)
+}
+
+// addEntry makes sure event's list has exactly one entry that ours recognises, running
+// command, in a group with matcher ("" for none: events without tools).
+func addEntry(root *object, agent, event, matcher string, ours func(string) bool, command string) (string, error) {
+	hooks, groups, err := eventGroups(root, event)
 	if err != nil {
 		return "", err
 	}
@@ -375,7 +516,7 @@ func addHook(root *object, agent, command string) (string, error) {
 					_ = json.Unmarshal(c, &cmd)
 				}
 			}
-			if err != nil || !isGuardHook(cmd, agent) {
+			if err != nil || !ours(cmd) {
 				kept = append(kept, hraw)
 				continue
 			}
@@ -413,12 +554,17 @@ func addHook(root *object, agent, command string) (string, error) {
 		if err := entry.setValue("command", command); err != nil {
 			return "", err
 		}
-		if agent == Gemini {
+		if agent == Gemini && event == hookSpecs[agent].endEvent {
+			_ = entry.setValue("name", "guard-release")
+			_ = entry.setValue("description", "releases the session's claims (guard agent-release)")
+		} else if agent == Gemini {
 			_ = entry.setValue("name", "guard")
 			_ = entry.setValue("description", "LOCK-SYSTEM locks and LOCK.permissions.json (guard agent-hook)")
 		}
 		g := newObject()
-		_ = g.setValue("matcher", spec.matcher)
+		if matcher != "" {
+			_ = g.setValue("matcher", matcher)
+		}
 		_ = g.setValue("hooks", []*object{entry})
 		raw, err := g.MarshalJSON()
 		if err != nil {
@@ -430,7 +576,7 @@ func addHook(root *object, agent, command string) (string, error) {
 	if action == "unchanged" {
 		return action, nil
 	}
-	if err := hooks.setValue(spec.event, groups); err != nil {
+	if err := hooks.setValue(event, groups); err != nil {
 		return "", err
 	}
 	if err := root.setValue("hooks", hooks); err != nil {
@@ -446,14 +592,26 @@ func nonNil(list []json.RawMessage) []json.RawMessage {
 	return list
 }
 
-// removeHook deletes guard's entries; a group, event list or hooks object left empty
-// by that goes too. It returns removed or absent.
+// removeHook deletes guard's pre-tool entries; a group, event list or hooks object
+// left empty by that goes too. It returns removed or absent.
 func removeHook(root *object, agent string) (string, error) {
-	spec := hookSpecs[agent]
+	return removeEntries(root, hookSpecs[agent].event, func(cmd string) bool { return isGuardHook(cmd, agent) })
+}
+
+// removeRelease deletes guard's session-end entries.
+func removeRelease(root *object, agent string) (string, error) {
+	if hookSpecs[agent].endEvent == "" {
+		return "absent", nil
+	}
+	return removeEntries(root, hookSpecs[agent].endEvent, func(cmd string) bool { return isGuardRelease(cmd, agent) })
+}
+
+// removeEntries deletes the entries of event that ours recognises.
+func removeEntries(root *object, event string, ours func(string) bool) (string, error) {
 	if _, ok := root.get("hooks"); !ok {
 		return "absent", nil
 	}
-	hooks, groups, err := eventGroups(root, spec.event)
+	hooks, groups, err := eventGroups(root, event)
 	if err != nil {
 		return "", err
 	}
@@ -475,7 +633,7 @@ func removeHook(root *object, agent string) (string, error) {
 			var h struct {
 				Command string `json:"command"`
 			}
-			if json.Unmarshal(hraw, &h) == nil && isGuardHook(h.Command, agent) {
+			if json.Unmarshal(hraw, &h) == nil && ours(h.Command) {
 				removed = true
 				continue
 			}
@@ -501,8 +659,8 @@ func removeHook(root *object, agent string) (string, error) {
 		return "absent", nil
 	}
 	if len(keptGroups) == 0 {
-		hooks.del(spec.event)
-	} else if err := hooks.setValue(spec.event, keptGroups); err != nil {
+		hooks.del(event)
+	} else if err := hooks.setValue(event, keptGroups); err != nil {
 		return "", err
 	}
 	if len(hooks.keys) == 0 {

@@ -41,7 +41,7 @@ func TestAgentInstallSandboxWritesTheFlagAndUpdatesInPlace(t *testing.T) {
 	env, out, _ := installEnv(t, repo, t.TempDir())
 	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, Sandbox: true}))
 	assert.Equal(t, "installed "+settings+"\n", out.String())
-	assert.Equal(t, []string{"/opt/guard/bin/guard agent-hook claude --sandbox"}, claudeHookCommands(t, settings))
+	assert.Equal(t, []string{"/opt/guard/bin/guard agent-hook claude --claim --sandbox"}, claudeHookCommands(t, settings))
 
 	env, out, _ = installEnv(t, repo, t.TempDir())
 	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude, Sandbox: true}))
@@ -50,7 +50,7 @@ func TestAgentInstallSandboxWritesTheFlagAndUpdatesInPlace(t *testing.T) {
 	env, out, _ = installEnv(t, repo, t.TempDir())
 	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Claude}))
 	assert.Equal(t, "updated "+settings+"\n", out.String())
-	assert.Equal(t, []string{"/opt/guard/bin/guard agent-hook claude"}, claudeHookCommands(t, settings))
+	assert.Equal(t, []string{"/opt/guard/bin/guard agent-hook claude --claim"}, claudeHookCommands(t, settings))
 
 	env, out, _ = installEnv(t, repo, t.TempDir())
 	require.NoError(t, RunUninstall(InstallOptions{Env: env, Agent: Claude}))
@@ -71,7 +71,7 @@ func TestIsGuardHookKnowsTheSandboxFlag(t *testing.T) {
 	assert.True(t, isGuardHook("/usr/bin/guard agent-hook claude --sandbox", Claude))
 	assert.True(t, isGuardHook("'/a b/gd' agent-hook claude --sandbox ", Claude))
 	assert.True(t, isGuardHook(HookCommand("/tmp/it's/gd", Claude)+" --sandbox", Claude))
-	assert.False(t, isGuardHook("/usr/bin/guard agent-hook claude --sandbox --claim", Claude))
+	assert.True(t, isGuardHook("/usr/bin/guard agent-hook claude --sandbox --claim", Claude), "agent-install writes --claim too")
 	assert.False(t, isGuardHook("/usr/bin/guard agent-hook claude extra", Claude))
 	assert.False(t, isGuardHook("/usr/bin/guard agent-hook gemini --sandbox", Claude))
 	assert.False(t, isGuardHook("agent-hook claude --sandbox", Claude))

@@ -89,7 +89,7 @@ func TestAgentInstallMergesIntoExistingClaudeSettings(t *testing.T) {
                 "hooks": [
                     {
                         "type": "command",
-                        "command": "/opt/guard/bin/guard agent-hook claude"
+                        "command": "/opt/guard/bin/guard agent-hook claude --claim"
                     }
                 ]
             }
@@ -103,6 +103,16 @@ func TestAgentInstallMergesIntoExistingClaudeSettings(t *testing.T) {
                     }
                 ]
             }
+        ],
+        "SessionEnd": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "/opt/guard/bin/guard agent-release --hook claude"
+                    }
+                ]
+            }
         ]
     },
     "zzz_unknown": {
@@ -111,7 +121,10 @@ func TestAgentInstallMergesIntoExistingClaudeSettings(t *testing.T) {
             2,
             3
         ]
-    }
+    },
+    "enabledMcpjsonServers": [
+        "guard"
+    ]
 }
 `, string(data))
 	backup, err := os.ReadFile(settings + BackupSuffix)
@@ -140,7 +153,7 @@ func TestAgentInstallMergesIntoExistingClaudeSettings(t *testing.T) {
 		now, err := os.ReadFile(settings)
 		require.NoError(t, err)
 		assert.Equal(t, 1, strings.Count(string(now), "agent-hook claude"))
-		assert.Contains(t, string(now), `"command": "/home/me/go/bin/guard agent-hook claude"`)
+		assert.Contains(t, string(now), `"command": "/home/me/go/bin/guard agent-hook claude --claim"`)
 	})
 
 	t.Run("uninstall removes only guard's entry", func(t *testing.T) {
@@ -176,13 +189,33 @@ func TestAgentInstallCreatesUserSettingsAndUninstallLeavesNoTrace(t *testing.T) 
         "hooks": [
           {
             "type": "command",
-            "command": "/opt/guard/bin/guard agent-hook gemini",
+            "command": "/opt/guard/bin/guard agent-hook gemini --claim",
             "name": "guard",
             "description": "LOCK-SYSTEM locks and LOCK.permissions.json (guard agent-hook)"
           }
         ]
       }
+    ],
+    "SessionEnd": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/guard/bin/guard agent-release --hook gemini",
+            "name": "guard-release",
+            "description": "releases the session's claims (guard agent-release)"
+          }
+        ]
+      }
     ]
+  },
+  "mcpServers": {
+    "guard": {
+      "command": "/opt/guard/bin/guard",
+      "args": [
+        "mcp"
+      ]
+    }
   }
 }
 `, string(data))
@@ -257,6 +290,9 @@ func TestIsGuardHookWhateverTheBinaryIsCalled(t *testing.T) {
 		`'/Users/Me Too/bin/gd' agent-hook claude`,
 		`'/tmp/it'\''s/gd' agent-hook claude`,
 		`"/Users/Me Too/bin/gd" agent-hook claude`,
+		// agent-install turns claim on write on (issue 23): its own entry.
+		"/usr/bin/guard agent-hook claude --claim",
+		"guard agent-hook claude --claim --sandbox",
 	} {
 		assert.True(t, isGuardHook(cmd, Claude), cmd)
 	}
@@ -269,7 +305,6 @@ func TestIsGuardHookWhateverTheBinaryIsCalled(t *testing.T) {
 		"a;b agent-hook claude",
 		`'/x/gd agent-hook claude`,
 		`"/x/$g" agent-hook claude`,
-		"/usr/bin/guard agent-hook claude --claim",
 		"/usr/bin/guard agent-hook claudex",
 	} {
 		assert.False(t, isGuardHook(cmd, Claude), cmd)
@@ -323,7 +358,7 @@ func TestAgentInstallWritesCodexHooksJSON(t *testing.T) {
         "hooks": [
           {
             "type": "command",
-            "command": "/opt/guard/bin/guard agent-hook codex"
+            "command": "/opt/guard/bin/guard agent-hook codex --claim"
           }
         ]
       }

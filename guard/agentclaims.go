@@ -11,12 +11,13 @@ import (
 // An agent's claims through guard mcp are locks like any other (it may name any
 // folder, with any purpose), so agent-release could not tell them from the locks the
 // same identity took by hand. guard mcp keeps a journal of them instead, one file per
-// owner beside the session records, and agent-release at session end releases what it
+// owner beside the session records (a session's claims may lie in several projects,
+// and resource locks in none), and agent-release at session end releases what it
 // lists (those still the owner's) and forgets it.
 
-// claimsFile is owner's journal in the project holding dir.
-func claimsFile(env *Env, dir, owner string) (string, error) {
-	sd, err := sessionDir(env, dir)
+// claimsFile is owner's journal.
+func claimsFile(env *Env, owner string) (string, error) {
+	sd, err := sessionDir(env)
 	if err != nil {
 		return "", err
 	}
@@ -24,17 +25,17 @@ func claimsFile(env *Env, dir, owner string) (string, error) {
 	return filepath.Join(filepath.Dir(sd), "agent-claims", hex.EncodeToString(sum[:12])), nil
 }
 
-// RecordAgentClaim notes that owner claimed the lock at lockPath through guard mcp
-// in the project holding dir, so that agent-release at the session's end releases it.
-func RecordAgentClaim(env *Env, dir, owner, lockPath string) error {
+// RecordAgentClaim notes that owner claimed the lock at lockPath through guard mcp,
+// so that agent-release at the session's end releases it.
+func RecordAgentClaim(env *Env, owner, lockPath string) error {
 	if owner == "" || strings.ContainsAny(lockPath, "\n\r") {
 		return nil
 	}
-	path, err := claimsFile(env, dir, owner)
+	path, err := claimsFile(env, owner)
 	if err != nil {
 		return err
 	}
-	for _, p := range AgentClaims(env, dir, owner) {
+	for _, p := range AgentClaims(env, owner) {
 		if p == lockPath {
 			return nil
 		}
@@ -54,10 +55,10 @@ func RecordAgentClaim(env *Env, dir, owner, lockPath string) error {
 	return werr
 }
 
-// AgentClaims returns the lock paths owner claimed through guard mcp in the project
-// holding dir (some may be released or taken over since: the caller checks).
-func AgentClaims(env *Env, dir, owner string) []string {
-	path, err := claimsFile(env, dir, owner)
+// AgentClaims returns the lock paths owner claimed through guard mcp (some may be
+// released or taken over since: the caller checks).
+func AgentClaims(env *Env, owner string) []string {
+	path, err := claimsFile(env, owner)
 	if err != nil {
 		return nil
 	}
@@ -74,9 +75,9 @@ func AgentClaims(env *Env, dir, owner string) []string {
 	return out
 }
 
-// ForgetAgentClaims removes owner's journal in the project holding dir.
-func ForgetAgentClaims(env *Env, dir, owner string) {
-	if path, err := claimsFile(env, dir, owner); err == nil {
+// ForgetAgentClaims removes owner's journal.
+func ForgetAgentClaims(env *Env, owner string) {
+	if path, err := claimsFile(env, owner); err == nil {
 		_ = os.Remove(path)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/guardlocks/guard/internal/atomicfile"
-	"github.com/guardlocks/guard/internal/gitrun"
 )
 
 // AgentIdentity is who a coding agent's session is for lock ownership (CONTRACT.md
@@ -117,16 +116,12 @@ func procStart(pid int) string {
 	return fields[19]
 }
 
-// sessionDir is where the session records of the project holding dir live: in its
-// repository's git directory (which the hook and guard mcp find alike, whatever
-// environment the client gives each: Codex gives an MCP server little more than HOME
-// and PATH), else in guard's state directory.
-func sessionDir(env *Env, dir string) (string, error) {
-	if top := gitrun.RepoTop(dir); top != "" {
-		if common := gitrun.CommonDir(top); common != "" {
-			return filepath.Join(common, "guard", "agent-sessions"), nil
-		}
-	}
+// sessionDir is where the session records live: guard's state directory, outside
+// every project (a hook must not add files to the tree it guards, nor to its git
+// directory). Both processes find it alike: Claude Code and Gemini CLI give guard mcp
+// their environment, and agent-install has Codex pass XDG_STATE_HOME (it always
+// passes HOME).
+func sessionDir(env *Env) (string, error) {
 	state, err := StateDir(env)
 	if err != nil {
 		return "", err
@@ -135,16 +130,16 @@ func sessionDir(env *Env, dir string) (string, error) {
 }
 
 // RecordAgentSession leaves the record of the session the hook is judging, for
-// guard mcp in the same client (dir is the hook's working directory). It writes only
+// guard mcp in the same client. It writes only
 // when the record changes, so that the hook's every call costs one small read. A
 // record that cannot be written is no refusal: guard mcp then falls back to what the
 // client tells it.
-func RecordAgentSession(env *Env, dir, agent, sessionID string) {
+func RecordAgentSession(env *Env, agent, sessionID string) {
 	pid := ClientPID(env)
 	if pid == 0 || sessionID == "" || strings.ContainsAny(sessionID, "\n\r") || strings.ContainsAny(agent, "\n\r") {
 		return
 	}
-	sd, err := sessionDir(env, dir)
+	sd, err := sessionDir(env)
 	if err != nil {
 		return
 	}
@@ -203,9 +198,9 @@ func ParseSessionRecord(data []byte) (SessionRecord, error) {
 // guard knows it: the record the client's agent hook left (its latest session, also
 // after Claude Code's /clear starts a new one), else CLAUDE_CODE_SESSION_ID (Claude
 // Code gives it to the MCP servers it starts), else nothing ("", "").
-func ClientSession(env *Env, dir string) (sessionID, how string) {
+func ClientSession(env *Env) (sessionID, how string) {
 	if pid := ClientPID(env); pid != 0 {
-		if sd, err := sessionDir(env, dir); err == nil {
+		if sd, err := sessionDir(env); err == nil {
 			// A record that is missing or unreadable leaves what the client says.
 			if data, err := os.ReadFile(filepath.Join(sd, strconv.Itoa(pid))); err == nil {
 				r, err := ParseSessionRecord(data)

@@ -69,16 +69,17 @@ func TestGuardMCPFindsTheSessionItsClientsHookJudged(t *testing.T) {
 	server := *env
 	server.ParentPID = os.Getpid()
 
-	sid, how := ClientSession(&server, repo)
+	sid, how := ClientSession(&server)
 	assert.Empty(t, sid, "no record yet: %s", how)
-	RecordAgentSession(&hook, repo, "gemini", "sess-7")
-	sid, how = ClientSession(&server, repo)
+	RecordAgentSession(&hook, "gemini", "sess-7")
+	sid, how = ClientSession(&server)
 	assert.Equal(t, "sess-7", sid)
 	assert.Contains(t, how, "gemini session the agent hook judged in client process "+strconv.Itoa(os.Getpid()))
 
-	common := filepath.Join(repo, ".git", "guard", "agent-sessions", strconv.Itoa(os.Getpid()))
+	common := filepath.Join(home, ".local", "state", "guard", "agent-sessions", strconv.Itoa(os.Getpid()))
 	data, err := os.ReadFile(common)
-	require.NoError(t, err, "the record lives in the repository's git directory, which both find alike")
+	require.NoError(t, err, "the record lives in guard's state directory, outside the project")
+	assert.NoDirExists(t, filepath.Join(repo, ".git", "guard"), "nothing is added to the project or its git directory")
 	rec, err := ParseSessionRecord(data)
 	require.NoError(t, err)
 	assert.Equal(t, os.Getpid(), rec.PID)
@@ -87,12 +88,12 @@ func TestGuardMCPFindsTheSessionItsClientsHookJudged(t *testing.T) {
 	// A record whose process start time differs is a reused process id: ignored.
 	rec.Start = "1"
 	require.NoError(t, os.WriteFile(common, []byte(formatSession(rec)), 0o600))
-	sid, _ = ClientSession(&server, repo)
+	sid, _ = ClientSession(&server)
 	assert.Empty(t, sid)
 
 	// Claude Code's own variable is the fallback.
 	vars["CLAUDE_CODE_SESSION_ID"] = "claude-sess"
-	sid, how = ClientSession(&server, repo)
+	sid, how = ClientSession(&server)
 	assert.Equal(t, "claude-sess", sid)
 	assert.Equal(t, "CLAUDE_CODE_SESSION_ID", how)
 }

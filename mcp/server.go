@@ -136,7 +136,7 @@ func (sv *Server) identity() (owner, how string) {
 	if g := env.Env("GUARD_OWNER"); g != "" {
 		return g, "GUARD_OWNER"
 	}
-	sid, how := guard.ClientSession(env, env.Dir)
+	sid, how := guard.ClientSession(env)
 	if sid == "" {
 		return "", "guard's usual identity (no agent session was found: the agent hook has not run in this client yet, and it tells guard mcp nothing of its session)"
 	}
@@ -250,5 +250,5 @@ func (sv *Server) remember(lockJSON []byte, owner string) {
 	if owner == "" {
 		owner = doc.Lock.Owner
 	}
-	_ = guard.RecordAgentClaim(sv.o.Env, sv.o.Env.Dir, owner, doc.Path)
+	_ = guard.RecordAgentClaim(sv.o.Env, owner, doc.Path)
 }

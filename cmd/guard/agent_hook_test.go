@@ -76,7 +76,7 @@ func TestInstalledClaudeHookDeniesLockedWritesAndPrivatePublications(t *testing.
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &settings))
 	hook := settings.Hooks["PreToolUse"][0].Hooks[0].Command
-	assert.Equal(t, guardBin+" agent-hook claude", hook)
+	assert.Equal(t, guardBin+" agent-hook claude --claim", hook, "agent-install turns claim on write on (issue 23)")
 
 	cases := []struct {
 		name, command, decision, reason string

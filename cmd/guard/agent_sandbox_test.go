@@ -237,7 +237,7 @@ func TestInstalledSandboxHookAsClaudeCodeRunsIt(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	var res struct{ Command string }
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
-	require.Equal(t, guardBin+" agent-hook claude --sandbox", res.Command)
+	require.Equal(t, guardBin+" agent-hook claude --claim --sandbox", res.Command, "agent-install turns claim on write on (issue 23)")
 
 	a := tr.hook(t, res.Command, sbBashInput(t, tr.proj, "curl -s https://example.com", "default"))
 	assert.Equal(t, "deny", a.decision)

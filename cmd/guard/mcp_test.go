@@ -193,26 +193,28 @@ not json at all
 // that agent's calls as, so its own lock never refuses its own write, another
 // session's write is refused, and agent-release at the session's end releases it.
 func TestMCPClaimsAsTheSessionTheAgentHookJudges(t *testing.T) {
+	// The hook and the server share the session's HOME, as a client's children do.
+	home := t.TempDir()
 	write := func(t *testing.T, repo, agent, session, file string) string {
 		tool := map[string]string{"claude": "Write", "gemini": "write_file"}[agent]
 		in := map[string]any{"session_id": session, "cwd": repo, "hook_event_name": map[string]string{"claude": "PreToolUse", "gemini": "BeforeTool"}[agent],
 			"tool_name": tool, "tool_input": map[string]any{"file_path": file, "content": "x\n"}}
 		data, err := json.Marshal(in)
 		require.NoError(t, err)
-		out, errOut, code := ctRun(t, repo, nil, string(data), "agent-hook", agent)
+		out, errOut, code := ctRun(t, repo, []string{"HOME=" + home}, string(data), "agent-hook", agent)
 		require.Equal(t, 0, code, errOut)
 		return out
 	}
 	t.Run("claude passes CLAUDE_CODE_SESSION_ID to the servers it starts", func(t *testing.T) {
 		repo := ctRepo(t, map[string]string{"src/a.go": "package a\n"})
-		c := startMCP(t, repo, []string{"CLAUDE_CODE_SESSION_ID=sess-c1"})
+		c := startMCP(t, repo, []string{"HOME=" + home, "CLAUDE_CODE_SESSION_ID=sess-c1"})
 		code, text, _ := c.call(t, "lock", map[string]any{"path": "src", "purpose": "refactor"})
 		require.Equal(t, 0, code, text)
 		assert.Contains(t, ctRead(t, filepath.Join(repo, "src", "LOCK.txt")), "owner: sess-c1\n")
 		assert.Empty(t, write(t, repo, "claude", "sess-c1", filepath.Join(repo, "src", "a.go")), "its own claim never refuses its write")
 		assert.Contains(t, write(t, repo, "claude", "sess-other", filepath.Join(repo, "src", "a.go")), `"permissionDecision":"deny"`)
 
-		out, errOut, code := ctRun(t, repo, nil, `{"session_id":"sess-c1","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "claude")
+		out, errOut, code := ctRun(t, repo, []string{"HOME=" + home}, `{"session_id":"sess-c1","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "claude")
 		require.Equal(t, 0, code, errOut)
 		assert.Equal(t, "released "+filepath.Join(repo, "src", "LOCK.txt")+"\n", out)
 		assert.NoFileExists(t, filepath.Join(repo, "src", "LOCK.txt"))
@@ -220,17 +222,17 @@ func TestMCPClaimsAsTheSessionTheAgentHookJudges(t *testing.T) {
 	t.Run("gemini tells its servers nothing: the hook's session record links them", func(t *testing.T) {
 		// This test process is the client: the hook and the server are both its children.
 		repo := ctRepo(t, map[string]string{"src/a.go": "package a\n"})
-		c := startMCP(t, repo, nil)
+		c := startMCP(t, repo, []string{"HOME=" + home})
 		assert.NotContains(t, write(t, repo, "gemini", "sess-g1", filepath.Join(repo, "free.txt")), "deny")
 		code, text, _ := c.call(t, "lock", map[string]any{"path": "src", "purpose": "refactor"})
 		require.Equal(t, 0, code, text)
 		assert.Contains(t, ctRead(t, filepath.Join(repo, "src", "LOCK.txt")), "owner: sess-g1\n")
 		assert.NotContains(t, write(t, repo, "gemini", "sess-g1", filepath.Join(repo, "src", "a.go")), `"deny"`)
 		assert.Contains(t, write(t, repo, "gemini", "sess-g2", filepath.Join(repo, "src", "a.go")), `"deny"`)
-		_, errOut, code := ctRun(t, repo, nil, `{"session_id":"sess-g2","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "gemini")
+		_, errOut, code := ctRun(t, repo, []string{"HOME=" + home}, `{"session_id":"sess-g2","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "gemini")
 		require.Equal(t, 0, code, errOut)
 		assert.FileExists(t, filepath.Join(repo, "src", "LOCK.txt"), "another session's end leaves it")
-		_, errOut, code = ctRun(t, repo, nil, `{"session_id":"sess-g1","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "gemini")
+		_, errOut, code = ctRun(t, repo, []string{"HOME=" + home}, `{"session_id":"sess-g1","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "gemini")
 		require.Equal(t, 0, code, errOut)
 		assert.NoFileExists(t, filepath.Join(repo, "src", "LOCK.txt"))
 	})
