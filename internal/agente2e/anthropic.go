@@ -7,6 +7,14 @@ import (
 	"strings"
 )
 
+// claudeToolName is the tool a step calls in Claude Code: Bash, or guard mcp's tool.
+func claudeToolName(st Step) string {
+	if st.Tool == "" {
+		return "Bash"
+	}
+	return "mcp__" + MCPServer + "__" + st.Tool
+}
+
 // anthropic answers POST /v1/messages (Claude Code), streamed or not.
 func (s *Server) anthropic(w http.ResponseWriter, req map[string]any) {
 	var results []string
@@ -17,21 +25,25 @@ func (s *Server) anthropic(w http.ResponseWriter, req map[string]any) {
 			}
 		}
 	}
-	offers := false
+	offered := map[string]bool{}
 	for _, tool := range asList(req["tools"]) {
-		if asMap(tool)["name"] == "Bash" {
-			offers = true
+		if n, ok := asMap(tool)["name"].(string); ok {
+			offered[n] = true
 		}
 	}
-	cmd := s.next(results, offers)
+	step := s.next(results, func(st Step) bool { return offered[claudeToolName(st)] })
 	model, _ := req["model"].(string)
 	id := fmt.Sprintf("msg_%d", len(s.Requests()))
 	var block map[string]any
 	stop := "end_turn"
-	if cmd != "" {
+	if step != nil {
 		stop = "tool_use"
-		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", len(results)+1), "name": "Bash",
-			"input": map[string]any{"command": cmd, "description": "Run the command"}}
+		input := map[string]any{"command": step.Command, "description": "Run the command"}
+		if step.Tool != "" {
+			input = step.Args
+		}
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", len(results)+1), "name": claudeToolName(*step),
+			"input": input}
 	} else {
 		block = map[string]any{"type": "text", "text": FinalText}
 	}
@@ -45,10 +57,10 @@ func (s *Server) anthropic(w http.ResponseWriter, req map[string]any) {
 	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": usage}})
-	if cmd != "" {
+	if step != nil {
 		input, _ := json.Marshal(block["input"])
 		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{
-			"type": "tool_use", "id": block["id"], "name": "Bash", "input": map[string]any{}}})
+			"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}})
 		e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{
 			"type": "input_json_delta", "partial_json": string(input)}})
 	} else {

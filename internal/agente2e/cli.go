@@ -80,6 +80,9 @@ type Run struct {
 	Env []string
 	// Timeout bounds the session (default two minutes).
 	Timeout time.Duration
+	// Allow adds Claude Code permission rules to --allowedTools (Bash is always
+	// there): mcp__guard lets guard mcp's tools run without a prompt, which -p has not.
+	Allow []string
 }
 
 // Result is what the agent's process did.
@@ -163,7 +166,7 @@ func RunClaude(t testing.TB, s *Server, r Run, extraArgs ...string) Result {
 		"CLAUDE_CODE_ENTRYPOINT=cli",
 	}
 	args := append([]string{"-p", prompt(r), "--output-format", "json", "--model", "claude-sonnet-4-5",
-		"--allowedTools", "Bash", "--max-turns", "10"}, extraArgs...)
+		"--allowedTools", strings.Join(append([]string{"Bash"}, r.Allow...), ","), "--max-turns", "10"}, extraArgs...)
 	return run(t, r, env, bin, args...)
 }
 

@@ -5,6 +5,15 @@ import (
 	"strings"
 )
 
+// geminiToolName is the tool a step calls in Gemini CLI: run_shell_command, or guard
+// mcp's tool.
+func geminiToolName(st Step) string {
+	if st.Tool == "" {
+		return "run_shell_command"
+	}
+	return "mcp_" + MCPServer + "_" + st.Tool
+}
+
 // gemini answers models/MODEL:streamGenerateContent and :generateContent (Gemini CLI).
 func (s *Server) gemini(w http.ResponseWriter, req map[string]any, stream bool) {
 	var results []string
@@ -15,19 +24,22 @@ func (s *Server) gemini(w http.ResponseWriter, req map[string]any, stream bool) 
 			}
 		}
 	}
-	offers := false
+	offered := map[string]bool{}
 	for _, tool := range asList(req["tools"]) {
 		for _, fd := range asList(asMap(tool)["functionDeclarations"]) {
-			if asMap(fd)["name"] == "run_shell_command" {
-				offers = true
+			if n, ok := asMap(fd)["name"].(string); ok {
+				offered[n] = true
 			}
 		}
 	}
-	cmd := s.next(results, offers)
+	step := s.next(results, func(st Step) bool { return offered[geminiToolName(st)] })
 	var part map[string]any
-	if cmd != "" {
-		part = map[string]any{"functionCall": map[string]any{"name": "run_shell_command",
-			"args": map[string]any{"command": cmd, "description": "Run the command"}}}
+	if step != nil {
+		args := map[string]any{"command": step.Command, "description": "Run the command"}
+		if step.Tool != "" {
+			args = step.Args
+		}
+		part = map[string]any{"functionCall": map[string]any{"name": geminiToolName(*step), "args": args}}
 	} else {
 		part = map[string]any{"text": FinalText}
 	}

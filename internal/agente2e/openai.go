@@ -29,7 +29,13 @@ func (s *Server) openai(w http.ResponseWriter, req map[string]any) {
 			tool = asMap(t)
 		}
 	}
-	cmd := s.next(results, tool != nil)
+	// Codex offers MCP tools only through its tool_search, which this model does not
+	// play: a tool step ends the script here.
+	step := s.next(results, func(st Step) bool { return st.Tool == "" && tool != nil })
+	cmd := ""
+	if step != nil {
+		cmd = step.Command
+	}
 	n := len(s.Requests())
 	respID := fmt.Sprintf("resp_%d", n)
 	e := newSSE(w)

@@ -26,7 +26,7 @@ type Server struct {
 	// URL is the server's base address, http://127.0.0.1:PORT (no trailing slash).
 	URL string
 
-	commands []string
+	steps []Step
 
 	mu       sync.Mutex
 	requests []Request
@@ -39,11 +39,35 @@ type Request struct {
 	Body         []byte
 }
 
+// Step is one turn of the scripted model: a shell command (Command), or a call of one
+// of guard mcp's tools (Tool, its name without the client's prefix, with Args). The
+// client names the tool mcp__guard__<tool> (Claude Code, Codex) or mcp_guard_<tool>
+// (Gemini CLI); a request that does not offer it is answered with text.
+type Step struct {
+	Command string
+	Tool    string
+	Args    map[string]any
+}
+
+// MCPServer is the name the tool steps' server is registered under (guard
+// agent-install registers guard mcp as "guard").
+const MCPServer = "guard"
+
 // NewServer starts a fake model that has the agent run commands, in order, one tool
 // call per turn. It stops when the test ends.
 func NewServer(t testing.TB, commands ...string) *Server {
 	t.Helper()
-	s := &Server{commands: commands}
+	steps := make([]Step, len(commands))
+	for i, c := range commands {
+		steps[i] = Step{Command: c}
+	}
+	return NewScript(t, steps...)
+}
+
+// NewScript starts a fake model that plays steps, in order, one tool call per turn.
+func NewScript(t testing.TB, steps ...Step) *Server {
+	t.Helper()
+	s := &Server{steps: steps}
 	hs := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(hs.Close)
 	s.URL = hs.URL
@@ -109,9 +133,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// next records the tool results of a conversation and returns the command to call
-// now, or "" when the model should answer with text.
-func (s *Server) next(results []string, offersShell bool) string {
+// next records the tool results of a conversation and returns the step to play now,
+// or nil when the model should answer with text: the script is done, or the request
+// does not offer the tool the step needs (offers says which it does).
+func (s *Server) next(results []string, offers func(Step) bool) *Step {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, r := range results {
@@ -121,10 +146,11 @@ func (s *Server) next(results []string, offersShell bool) string {
 			s.results = append(s.results, r)
 		}
 	}
-	if !offersShell || len(results) >= len(s.commands) {
-		return ""
+	if len(results) >= len(s.steps) || !offers(s.steps[len(results)]) {
+		return nil
 	}
-	return s.commands[len(results)]
+	st := s.steps[len(results)]
+	return &st
 }
 
 // strings collects every string inside v, in order.

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/agente2e"
+)
+
+// TestRealAgentsClaimWaitAndReleaseThroughGuardMCP drives two sessions of the real
+// Claude Code and Gemini CLI at once, offline, in one project set up by `guard
+// agent-install` (hooks with claim on write, the SessionEnd release, guard mcp
+// registered in the client's own format). The first agent's scripted turn claims
+// src through guard mcp's lock tool: the lock file appears with the agent's session
+// as owner, and its own write into src is let through (one identity for the hook and
+// the server). A second agent's write into src is refused by the hook, naming the
+// claim and offering the wait tool; its wait returns once the first session ends,
+// whose SessionEnd hook releases the claim; then its write goes through.
+//
+// Codex is not driven here: it offers MCP tools to the model only through its
+// tool_search, which the fake model does not play (its MCP registration and the
+// identity it gives guard mcp are covered by TestContractAgentInstallSetsUpClaims...
+// and TestMCPClaimsAsTheSessionTheAgentHookJudges).
+func TestRealAgentsClaimWaitAndReleaseThroughGuardMCP(t *testing.T) {
+	for _, name := range []string{agente2e.Claude, agente2e.Gemini} {
+		t.Run(name, func(t *testing.T) {
+			bin := agente2e.CLI(t, name)
+			t.Logf("driving %s", agente2e.Version(t, bin))
+			home := t.TempDir()
+			repo := ctRepo(t, map[string]string{"src/a.go": "package a\n", "free/x.txt": "x\n"})
+			_, errOut, code := ctRun(t, repo, []string{"HOME=" + home}, "", "agent-install", name)
+			require.Equal(t, 0, code, errOut)
+			lock := filepath.Join(repo, "src", "LOCK.txt")
+
+			first := agente2e.NewScript(t,
+				agente2e.Step{Tool: "lock", Args: map[string]any{"path": "src", "purpose": "the parser rewrite", "expires": "1h"}},
+				agente2e.Step{Command: "echo first > src/first.txt"},
+				// Holds the session open while the second agent runs into the claim.
+				agente2e.Step{Command: "timeout 180 sh -c 'until [ -e " + filepath.Join(repo, "free", ".second-waits") + " ]; do sleep 0.2; done'; sleep 8"},
+			)
+			second := agente2e.NewScript(t,
+				agente2e.Step{Command: "echo second > src/second.txt"},
+				agente2e.Step{Command: "touch free/.second-waits"},
+				agente2e.Step{Tool: "wait", Args: map[string]any{"path": "src/second.txt", "timeout": 120}},
+				agente2e.Step{Command: "echo second > src/second.txt"},
+			)
+			run := func(s *agente2e.Server) agente2e.Result {
+				r := agente2e.Run{Dir: repo, Home: home, Timeout: 4 * time.Minute, Allow: []string{"mcp__guard"},
+					// Claude Code defers MCP tools behind its ToolSearch, which the fake model
+					// does not play: load them up front.
+					Env: []string{"ENABLE_TOOL_SEARCH=false"}}
+				return e2eRun(t, name, s, r)
+			}
+			firstDone := make(chan agente2e.Result, 1)
+			var firstEnd time.Time
+			go func() {
+				res := run(first)
+				firstEnd = time.Now()
+				firstDone <- res
+			}()
+
+			// The claim appears, owned by the first session.
+			var owner string
+			for i := 0; i < 600 && owner == ""; i++ {
+				if data, err := os.ReadFile(lock); err == nil {
+					for _, line := range strings.Split(string(data), "\n") {
+						if o, ok := strings.CutPrefix(line, "owner: "); ok {
+							owner = o
+						}
+					}
+				}
+				select {
+				case res := <-firstDone:
+					t.Fatalf("the first agent ended before its claim appeared: exit %d %v\nstdout: %s\nstderr: %s\nrequests:\n%s", res.Code, res.Err, res.Stdout, res.Stderr, first.Log())
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+			require.NotEmpty(t, owner, "no claim appeared\nrequests:\n%s", first.Log())
+			assert.NotContains(t, owner, "@", "the claim is the session's, not guard's usual identity")
+			assert.Contains(t, ctRead(t, lock), "purpose: the parser rewrite")
+
+			secondRes := run(second)
+			firstRes := <-firstDone
+			hist, _, _ := ctRun(t, repo, []string{"HOME=" + home}, "", "history", "--limit", "40")
+			sessions, _ := os.ReadDir(filepath.Join(home, ".local", "state", "guard", "agent-sessions"))
+			for _, e := range sessions {
+				data, _ := os.ReadFile(filepath.Join(home, ".local", "state", "guard", "agent-sessions", e.Name()))
+				hist += "\nsession record " + e.Name() + ": " + string(data)
+			}
+			diag := func(label string, s *agente2e.Server, res agente2e.Result) string {
+				return "history:\n" + hist + "\n" + label + ": exit " + strconv.Itoa(res.Code) + "\nstdout: " + res.Stdout + "\nstderr: " + res.Stderr + "\nrequests:\n" + s.Log()
+			}
+			require.NoError(t, firstRes.Err, diag("first", first, firstRes))
+			require.NoError(t, secondRes.Err, diag("second", second, secondRes))
+
+			fr := first.ToolResults()
+			require.GreaterOrEqual(t, len(fr), 2, diag("first", first, firstRes))
+			assert.Regexp(t, `"action":\s*"created"`, fr[0], "the lock tool returned guard lock --json")
+			assert.Equal(t, "first\n", ctRead(t, filepath.Join(repo, "src", "first.txt")), "its own claim never refuses its own write\n%s", diag("first", first, firstRes))
+
+			sr := second.ToolResults()
+			require.Len(t, sr, 4, diag("second", second, secondRes))
+			assert.Contains(t, sr[0], lock, "the refusal names the claim")
+			assert.Contains(t, sr[0], owner, "and its holder")
+			assert.Contains(t, sr[0], "call guard's MCP tool `wait`", "and offers waiting")
+			assert.NotContains(t, sr[0], "--force")
+			assert.Regexp(t, `"timed_out":\s*false`, sr[2], "the wait returned because the claim went")
+			assert.Equal(t, "second\n", ctRead(t, filepath.Join(repo, "src", "second.txt")), diag("second", second, secondRes))
+			assert.False(t, firstEnd.IsZero())
+
+			// The first session's end released its claim; the second's its lease.
+			assert.NoFileExists(t, lock, "the SessionEnd hook released the claim")
+			assert.Equal(t, 0, firstRes.Code, diag("first", first, firstRes))
+			assert.Equal(t, 0, secondRes.Code, diag("second", second, secondRes))
+			if t.Failed() {
+				t.Logf("first's results: %q\nsecond's results: %q\nfirst ended %s", first.ToolResults(), second.ToolResults(), firstEnd)
+			}
+		})
+	}
+}
