@@ -328,3 +328,22 @@ func TestMCPLocksResourceNotifiesSubscribers(t *testing.T) {
 		t.Fatal("no notifications/resources/updated after a release")
 	}
 }
+
+// LOCK.permissions.json rules on guard mcp's own tools are honoured: the clients send
+// mcp__guard__* (Claude Code) and mcp_guard_* (Gemini CLI) calls through the hook.
+func TestPermissionsRulesOnGuardMCPToolsAreHonoured(t *testing.T) {
+	repo := ctRepo(t, nil)
+	ctWrite(t, repo, "LOCK.permissions.json", `{"format": "lock-permissions-v1", "default": "allow",
+		"rules": {"deny": ["mcp__guard__unlock", "mcp_guard_unlock"], "ask": ["mcp__guard__lock"]}}`)
+	hook := func(agent, tool string) string {
+		event := map[string]string{"claude": "PreToolUse", "gemini": "BeforeTool"}[agent]
+		in := `{"session_id":"s-1","cwd":"` + repo + `","hook_event_name":"` + event + `","tool_name":"` + tool + `","tool_input":{"path":"src"}}`
+		out, errOut, code := ctRun(t, repo, nil, in, "agent-hook", agent)
+		require.Equal(t, 0, code, errOut)
+		return out
+	}
+	assert.Contains(t, hook("claude", "mcp__guard__unlock"), `"permissionDecision":"deny"`)
+	assert.Contains(t, hook("claude", "mcp__guard__lock"), `"permissionDecision":"ask"`)
+	assert.Empty(t, hook("claude", "mcp__guard__check"))
+	assert.Contains(t, hook("gemini", "mcp_guard_unlock"), `"decision":"deny"`)
+}
