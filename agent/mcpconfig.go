@@ -30,7 +30,8 @@ import (
 //   - Codex: a [mcp_servers.guard] table in config.toml (the project's
 //     .codex/config.toml, read in a trusted project, or $CODEX_HOME/config.toml), with
 //     env_vars passing GUARD_OWNER, GUARD_HOST and XDG_STATE_HOME: Codex gives an MCP server only a
-//     few variables of its own environment otherwise.
+//     few variables of its own environment otherwise; and --release-on-exit, for Codex
+//     runs no session-end hook of guard's.
 
 // MCPServerName is the name guard mcp is registered under in every client; its
 // tools are mcp__guard__<tool> (Claude Code, Codex) or mcp_guard_<tool> (Gemini CLI).
@@ -65,7 +66,12 @@ func isGuardMCP(raw json.RawMessage) bool {
 	if json.Unmarshal(raw, &e) != nil || e.Command == "" || strings.ContainsAny(e.Command, " \t\n") {
 		return false
 	}
-	return slices.Equal(e.Args, []string{"mcp"})
+	return isGuardMCPArgs(e.Args)
+}
+
+// isGuardMCPArgs: exactly mcp, or mcp --release-on-exit (Codex's).
+func isGuardMCPArgs(args []string) bool {
+	return slices.Equal(args, []string{"mcp"}) || slices.Equal(args, []string{"mcp", "--release-on-exit"})
 }
 
 // addMCPServer puts guard's entry under servers[MCPServerName] of the object at key
@@ -279,8 +285,10 @@ func editLocalProject(root *object, top, prog string, add bool) (string, error) 
 const codexMCPHeader = "[mcp_servers." + MCPServerName + "]"
 
 // codexMCPTable is the table agent-install writes.
+// Codex runs no session-end hook of guard's, so the server releases its claims when
+// Codex goes (--release-on-exit).
 func codexMCPTable(prog string) []string {
-	return []string{codexMCPHeader, "command = " + tomlString(prog), `args = ["mcp"]`,
+	return []string{codexMCPHeader, "command = " + tomlString(prog), `args = ["mcp", "--release-on-exit"]`,
 		`env_vars = ["GUARD_OWNER", "GUARD_HOST", "XDG_STATE_HOME"]`}
 }
 
@@ -313,9 +321,9 @@ func editCodexMCP(path, prog string, add bool) (string, error) {
 	for start >= 0 && end > start+1 && strings.TrimSpace(lines[end-1]) == "" {
 		end-- // the blank lines before the next table are not the table's
 	}
-	if has && (start < 0 || !slices.Equal(cur.Args, []string{"mcp"})) {
+	if has && (start < 0 || !isGuardMCPArgs(cur.Args)) {
 		// Written another way (inline, dotted keys) or the user's own server.
-		if add || slices.Equal(cur.Args, []string{"mcp"}) {
+		if add || isGuardMCPArgs(cur.Args) {
 			return "", fmt.Errorf("%s: mcp_servers.%s is written in a form guard does not edit, or runs another command; edit it by hand: %s", path, MCPServerName, strings.Join(codexMCPTable(prog), "; "))
 		}
 		return "absent", nil
@@ -453,7 +461,7 @@ func mcpRegistered(env *guard.Env, agent string, user bool, settings *object) (s
 			} `toml:"mcp_servers"`
 		}
 		_, err := toml.Decode(string(data), &doc)
-		return path, err == nil && slices.Equal(doc.MCPServers[MCPServerName].Args, []string{"mcp"})
+		return path, err == nil && isGuardMCPArgs(doc.MCPServers[MCPServerName].Args)
 	}
 	return "", false
 }

@@ -18,7 +18,7 @@ func TestCodexMCPTableIsEditedAsTextKeepingTheRest(t *testing.T) {
 	assert.Equal(t, "installed", action)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, before+"\n[mcp_servers.guard]\ncommand = \"guard\"\nargs = [\"mcp\"]\nenv_vars = [\"GUARD_OWNER\", \"GUARD_HOST\", \"XDG_STATE_HOME\"]\n", string(data))
+	assert.Equal(t, before+"\n[mcp_servers.guard]\ncommand = \"guard\"\nargs = [\"mcp\", \"--release-on-exit\"]\nenv_vars = [\"GUARD_OWNER\", \"GUARD_HOST\", \"XDG_STATE_HOME\"]\n", string(data))
 
 	action, err = editCodexMCP(path, "guard", true)
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/lockcore"
 )
 
 // Options are the inputs of `guard mcp`.
@@ -26,6 +27,10 @@ type Options struct {
 	Host  string
 	// Version is guard's version, told to the client at initialize.
 	Version string
+	// ReleaseOnExit releases the claims this server made when its client goes (stdin
+	// closes): the session end of a client that runs no session-end hook of guard's
+	// (Codex), which agent-install registers with --release-on-exit.
+	ReleaseOnExit bool
 	// History runs `guard history --json [PATH] --limit N` in env (cmd/guard wires the
 	// history package, which a -tags nohistory build leaves out; nil: the history tool
 	// says it is not in this build).
@@ -41,6 +46,9 @@ type Server struct {
 	// inFlight counts the requests being handled, so that the end of the input waits
 	// for their answers (a client that writes its calls and closes stdin gets them).
 	inFlight sync.WaitGroup
+
+	claimsMu sync.Mutex
+	claims   map[string]string // lock path -> owner, of the claims this server made
 
 	watchMu     sync.Mutex
 	watchCancel context.CancelFunc
@@ -104,6 +112,9 @@ with unlock when done; your session's claims are also released when the session 
 func Run(ctx context.Context, o Options) error {
 	sv := New(o)
 	defer sv.stopWatch()
+	if o.ReleaseOnExit {
+		defer sv.releaseClaims()
+	}
 	out := &lockedWriter{w: o.Env.Stdout}
 	t := &sdk.IOTransport{Reader: filterInput(o.Env.Stdin, out, sv.drain), Writer: out}
 	err := sv.sdk.Run(ctx, t)
@@ -251,4 +262,26 @@ func (sv *Server) remember(lockJSON []byte, owner string) {
 		owner = doc.Lock.Owner
 	}
 	_ = guard.RecordAgentClaim(sv.o.Env, owner, doc.Path)
+	sv.claimsMu.Lock()
+	defer sv.claimsMu.Unlock()
+	if sv.claims == nil {
+		sv.claims = map[string]string{}
+	}
+	sv.claims[doc.Path] = owner
+}
+
+// releaseClaims releases the claims this server made that are still their owner's
+// (ReleaseOnExit), as agent-release would at the session's end.
+func (sv *Server) releaseClaims() {
+	env := sv.o.Env
+	sv.claimsMu.Lock()
+	defer sv.claimsMu.Unlock()
+	for path, owner := range sv.claims {
+		if found, err := guard.ReleaseHeld(env, path, owner); found || err != nil {
+			continue
+		}
+		// Only the owner's own lock goes: one taken over or replaced since stays.
+		_, _ = lockcore.Release(path, lockcore.ReleaseOptions{Owner: owner, Now: env.Clock.Now()})
+	}
+	sv.claims = nil
 }

@@ -120,7 +120,7 @@ func TestContractAgentInstallSetsUpClaimsReleaseAndGuardMCP(t *testing.T) {
 		_, errOut, code := ctRun(t, project, env, "", "agent-install", "codex")
 		require.Equal(t, 0, code, errOut)
 		assert.Equal(t, []string{"guard agent-hook codex --claim"}, hookCommands(ctJSON(t, filepath.Join(project, ".codex", "hooks.json")), "PreToolUse"))
-		assert.Equal(t, "[mcp_servers.guard]\ncommand = \"guard\"\nargs = [\"mcp\"]\nenv_vars = [\"GUARD_OWNER\", \"GUARD_HOST\", \"XDG_STATE_HOME\"]\n",
+		assert.Equal(t, "[mcp_servers.guard]\ncommand = \"guard\"\nargs = [\"mcp\", \"--release-on-exit\"]\nenv_vars = [\"GUARD_OWNER\", \"GUARD_HOST\", \"XDG_STATE_HOME\"]\n",
 			ctRead(t, filepath.Join(project, ".codex", "config.toml")))
 		_, errOut, code = ctRun(t, project, env, "", "agent-uninstall", "codex")
 		require.Equal(t, 0, code, errOut)

@@ -37,5 +37,6 @@ registers it with each client.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Owner, "owner", "", "who claims (default: the identity the agent hook judges this client's session as)")
 	f.StringVar(&o.Host, "host", "", "the claiming host (default GUARD_HOST, .guard.toml host, the host name)")
+	f.BoolVar(&o.ReleaseOnExit, "release-on-exit", false, "release this server's claims when the client goes (for a client without a session-end hook: Codex)")
 	return cmd
 }

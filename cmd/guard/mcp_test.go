@@ -347,3 +347,24 @@ func TestPermissionsRulesOnGuardMCPToolsAreHonoured(t *testing.T) {
 	assert.Empty(t, hook("claude", "mcp__guard__check"))
 	assert.Contains(t, hook("gemini", "mcp_guard_unlock"), `"decision":"deny"`)
 }
+
+// With --release-on-exit (agent-install registers Codex's server so: Codex runs no
+// session-end hook of guard's) the server releases its own claims when its client goes,
+// and leaves the locks it did not make.
+func TestMCPReleasesItsClaimsWhenTheClientGoes(t *testing.T) {
+	repo := ctRepo(t, map[string]string{"src/a.go": "package a\n", "other/b.go": "package b\n"})
+	other := ctWrite(t, repo, "other/LOCK.txt", "owner: bob\n"+ctLive)
+	c := startMCP(t, repo, []string{"GUARD_OWNER=bob"}, "--release-on-exit")
+	code, text, _ := c.call(t, "lock", map[string]any{"path": "src"})
+	require.Equal(t, 0, code, text)
+	assert.FileExists(t, filepath.Join(repo, "src", "LOCK.txt"))
+	require.NoError(t, c.Close())
+	assert.NoFileExists(t, filepath.Join(repo, "src", "LOCK.txt"), "released when the client went")
+	assert.FileExists(t, other, "a lock of the same owner it did not make stays")
+
+	c = startMCP(t, repo, []string{"GUARD_OWNER=bob"})
+	code, text, _ = c.call(t, "lock", map[string]any{"path": "src"})
+	require.Equal(t, 0, code, text)
+	require.NoError(t, c.Close())
+	assert.FileExists(t, filepath.Join(repo, "src", "LOCK.txt"), "without the flag the claim outlives the server (agent-release frees it)")
+}
