@@ -59,6 +59,9 @@ auth:
     file: %s
     max_users: -1
 uplinks: {}
+# npm's registry takes packages far larger than verdaccio's default 10 MB; guard's
+# platform packages hold a 30 MB binary (about 10 MB compressed, more with the MCP SDK).
+max_body_size: 200mb
 packages:
   '**':
     access: $all
