@@ -25,8 +25,9 @@ type InstallOptions struct {
 	// project's, at the repository root (or the current directory outside one).
 	User bool
 	JSON bool
-	// Sandbox installs the hook with --sandbox (Claude Code only): every Bash
-	// command it lets through runs under guard sandbox.
+	// Sandbox installs the hook with --sandbox ([agent] sandbox = true): every shell
+	// command it lets through runs under guard sandbox, and one it cannot rewrite
+	// there (no exact sandbox, a client mode that would lose a prompt) is refused.
 	Sandbox bool
 	// Local edits the per-machine project settings that are not committed (Claude
 	// Code's .claude/settings.local.json; guard mcp then in the project's entry of
@@ -234,10 +235,6 @@ func runSettings(opts InstallOptions, add bool) error {
 	prog, onPath := guardProgram(env)
 	if prog == "" && add {
 		return guard.Exitf(guard.ExitUsage, "cannot tell where the guard binary is")
-	}
-	if opts.Sandbox && opts.Agent != Claude {
-		return guard.Exitf(guard.ExitUsage, "agent-install %s --sandbox: %s's hooks cannot rewrite a command to run it under guard sandbox (Claude Code's can); "+
-			"start the whole session sandboxed instead: guard sandbox -- %s", opts.Agent, opts.Agent, opts.Agent)
 	}
 	// A settings file that is a symbolic link (dotfiles) is edited where it points.
 	if real, err := filepath.EvalSymlinks(path); err == nil {

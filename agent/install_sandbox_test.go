@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/guardlocks/guard/guard"
 )
 
 func claudeHookCommands(t *testing.T, settings string) []string {
@@ -57,13 +55,16 @@ func TestAgentInstallSandboxWritesTheFlagAndUpdatesInPlace(t *testing.T) {
 	assert.Equal(t, "removed "+settings+"\n", out.String())
 }
 
-func TestAgentInstallSandboxIsClaudeOnly(t *testing.T) {
+// Every client's hook can now rewrite a command (Claude Code and Codex updatedInput,
+// Gemini CLI tool_input), so --sandbox is no longer refused for Gemini and Codex.
+func TestAgentInstallSandboxWorksForEveryClient(t *testing.T) {
 	for _, a := range []string{Gemini, Codex} {
-		env, _, _ := installEnv(t, t.TempDir(), t.TempDir())
-		err := RunInstall(InstallOptions{Env: env, Agent: a, Sandbox: true})
-		require.Error(t, err, a)
-		assert.Equal(t, guard.ExitUsage, guard.ExitCode(err), a)
-		assert.Contains(t, err.Error(), "guard sandbox -- "+a)
+		repo := t.TempDir()
+		env, _, _ := installEnv(t, repo, t.TempDir())
+		require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: a, Sandbox: true}), a)
+		data, err := os.ReadFile(filepath.Join(repo, "."+a, map[string]string{Gemini: "settings.json", Codex: "hooks.json"}[a]))
+		require.NoError(t, err, a)
+		assert.Contains(t, string(data), "agent-hook "+a+" --claim --sandbox", a)
 	}
 }
 
