@@ -319,24 +319,30 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*r
 		err       error
 	}
 	logc := make(chan logged, 1)
+	// The paths also go, batch by batch, to the policy's check while git prints them
+	// (see below); batches is closed when the walk ends.
+	batches := make(chan []string, 64)
 	if !u.Deletion() && have.commit[u.New] {
 		// What the server does not have yet: no ref of it reaches these commits (in
 		// pre-receive no ref has moved yet, so the ref's old value is among them).
 		revs = []string{u.New, "--not", "--all"}
 		go func() {
 			var l logged
+			defer func() { logc <- l }()
+			defer close(batches)
 			l.err = recovered(func() error {
 				return gitrun.LogPathsFunc(ctx, r.git, revs, func(batch []string) error {
 					for _, p := range batch {
 						l.sawMarker = l.sawMarker || guard.IsMarkerName(p)
 					}
 					l.changed = append(l.changed, batch...)
+					batches <- batch
 					return nil
 				})
 			})
-			logc <- l
 		}()
 	} else {
+		close(batches)
 		logc <- logged{}
 	}
 	// The forced-update question (what the update drops) is git's too, and runs
@@ -359,52 +365,61 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*r
 	} else {
 		dropc <- droppedRes{}
 	}
-	var lg logged
-	var dr droppedRes
-	waited := false
-	wait := func() {
-		if !waited {
-			lg, dr, waited = <-logc, <-dropc, true
-		}
-	}
-	changedBoth := func() []string {
-		wait()
-		return append(append([]string{}, lg.changed...), dr.d.Paths...)
-	}
 	var err error
-	c.lt, err = buildLockTree(ctx, r.git, filepath.Join(r.repo.GuardDir(), "receive"), tip, prev, changedBoth)
-	wait()
+	c.lt, err = buildLockTree(ctx, r.git, filepath.Join(r.repo.GuardDir(), "receive"), tip, prev)
 	if err != nil {
+		for range batches { // let the walk finish before the hook answers
+		}
+		<-logc
+		<-dropc
 		return nil, err
 	}
-	if lg.err != nil {
-		return c, fmt.Errorf("listing the paths the pushed commits change: %w", lg.err)
-	}
-	changed, sawMarker := lg.changed, lg.sawMarker
 	lt := c.lt
 	if tip == "" {
 		lt.markers = nil // the tree listed in full was not the pushed one
 	}
-	policy := guard.NewPolicy(r.env, guard.Identity{Owner: r.pusher.Owner})
-	pinned, treeErr, err := guard.ServerTreeConfig(lt.root, r.cfg)
-	if err != nil {
-		return c, err
-	}
-	policy.PinConfig(lt.root, pinned, nil)
-	var blocks []guard.Block
-	if treeErr != nil {
-		blocks = append(blocks, guard.Block{Path: lt.root, Reason: fmt.Sprintf("the pushed %s cannot be read (%v), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, treeErr)})
-	}
-
 	var first []string
 	if u.Deletion() || u.Tag() {
 		first = []string{lt.root}
 		c.paths = append(c.paths, "")
 	}
-	c.paths = append(c.paths, changed...)
-	dec, err := policy.Check(guard.Request{Ops: ops, Paths: append(first, lt.abs(changed)...), RepoRoot: lt.root})
+	// The pushed paths are judged as git prints them, against the locks of the pushed
+	// tree. Should a path be a lock file (or .guard.toml) of the previous tree that
+	// the pushed tree no longer holds, that file must be in place first: the batches
+	// stop going to this check, and the whole push is judged again once it is (below).
+	again := false
+	feed := make(chan []string)
+	go func() {
+		defer close(feed)
+		for b := range batches {
+			if !again && len(lt.prevPaths(b)) > 0 {
+				again = true
+			}
+			if !again {
+				feed <- lt.abs(b)
+			}
+		}
+	}()
+	policy, blocks, dec, err := r.policyFor(lt, guard.Request{Ops: ops, Paths: first, RepoRoot: lt.root}, feed)
+	lg, dr := <-logc, <-dropc
 	if err != nil {
 		return c, err
+	}
+	if lg.err != nil {
+		return c, fmt.Errorf("listing the paths the pushed commits change: %w", lg.err)
+	}
+	changed, sawMarker := lg.changed, lg.sawMarker
+	c.paths = append(c.paths, changed...)
+	if again || len(lt.prevPaths(dr.d.Paths)) > 0 {
+		if err := lt.addPrev(ctx, r.git, append(append([]string{}, changed...), dr.d.Paths...)); err != nil {
+			return c, err
+		}
+		all := make(chan []string, 1)
+		all <- lt.abs(changed)
+		close(all)
+		if policy, blocks, dec, err = r.policyFor(lt, guard.Request{Ops: ops, Paths: first, RepoRoot: lt.root}, all); err != nil {
+			return c, err
+		}
 	}
 	c.dec = dec
 
@@ -633,4 +648,27 @@ func RunPostReceive(ctx context.Context, env *guard.Env, stdin io.Reader) error 
 		env.Record(guard.Event{Event: guard.EventPushed, Path: repo.CommonDir, Name: u.Ref, Actor: p.Owner, Detail: detail})
 	}
 	return nil
+}
+
+// policyFor builds the policy that judges a push against the scratch tree lt (the
+// server's configuration, pinned with the pushed .guard.toml) and checks req's paths,
+// then those arriving on paths (abs'd under lt) in the order they come. It reads
+// paths to its end whatever happens, so that what feeds it never blocks. blocks are
+// the refusals of an unreadable pushed .guard.toml.
+func (r *receiver) policyFor(lt *lockTree, req guard.Request, paths <-chan []string) (policy *guard.Policy, blocks []guard.Block, dec *guard.Decision, err error) {
+	defer func() {
+		for range paths {
+		}
+	}()
+	policy = guard.NewPolicy(r.env, guard.Identity{Owner: r.pusher.Owner})
+	pinned, treeErr, err := guard.ServerTreeConfig(lt.root, r.cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	policy.PinConfig(lt.root, pinned, nil)
+	if treeErr != nil {
+		blocks = append(blocks, guard.Block{Path: lt.root, Reason: fmt.Sprintf("the pushed %s cannot be read (%v), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, treeErr)})
+	}
+	dec, err = policy.CheckStream(req, paths)
+	return policy, blocks, dec, err
 }

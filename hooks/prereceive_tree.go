@@ -27,6 +27,10 @@ import (
 // in the quarantine (objects/incoming-*), and is removed when the hook is done.
 type lockTree struct {
 	root string
+	// prev is the commit whose lock files addPrev adds ("" none), and inTip the
+	// lock-named paths the listed tree holds.
+	prev  string
+	inTip map[string]bool
 	// markers are the publication markers in the tree of the tip (the first commit
 	// given), as pre-push finds them.
 	markers []foundMarker
@@ -40,17 +44,12 @@ type treeEntry struct {
 }
 
 // buildLockTree writes under a new scratch folder in base the lock files and .guard.toml
-// files of the tree of tip, plus those of prev (the ref's previous commit; "" none) that
-// tip's tree no longer holds at the same path: a push that deletes another's lock is
-// still judged by it. tip's tree is listed with one `git ls-tree -r`; of prev's, only
-// the paths that changed between the two can differ, and changed (called once tip's
-// listing is read) names them: the paths of the pushed commits and of the commits the
-// update drops. (A path changed only by commits another ref of the server already has
-// was judged when those came.) The files are read with one `git cat-file
-// --batch-check` and one `git cat-file --batch`. tip "" lists prev in full. Folders that
-// a scoped lock would cover are made too, so that the scope falls back to its folder as
-// in a checkout.
-func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string, changed func() []string) (*lockTree, error) {
+// files of the tree of tip, listed with one `git ls-tree -r`; tip "" lists prev in
+// full. Those of prev (the ref's previous commit; "" none) that tip's tree no longer
+// holds are added by addPrev once the changed paths are known: a push that deletes
+// another's lock is still judged by it. This part runs while git still walks the
+// pushed commits.
+func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string) (*lockTree, error) {
 	if tip == "" {
 		tip, prev = prev, ""
 	}
@@ -61,7 +60,7 @@ func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string, ch
 	if err != nil {
 		return nil, fmt.Errorf("scratch folder for the pushed locks: %w", err)
 	}
-	lt := &lockTree{root: root}
+	lt := &lockTree{root: root, prev: prev, inTip: map[string]bool{}}
 	// The scratch folder is the top of a pretend working tree: an empty .git file
 	// stops the policy's search for the repository top and for .guard.toml there.
 	if err := os.WriteFile(filepath.Join(root, ".git"), nil, 0o644); err != nil {
@@ -84,7 +83,7 @@ func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string, ch
 		return fail(fmt.Errorf("listing the tree of %s: %w", short(tip), lerr))
 	}
 	var wanted []treeEntry
-	inTip := map[string]bool{}
+	inTip := lt.inTip
 	// A large tree has many names and few lock files: the names are looked at in
 	// place, and only a candidate becomes a string.
 	for len(out) > 0 {
@@ -111,56 +110,55 @@ func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string, ch
 			wanted[len(wanted)-1].mode = "160000" // a submodule named like a lock
 		}
 	}
-	var fromPrev []string
-	if prev != "" && changed != nil {
-		seen := map[string]bool{}
-		for _, p := range changed() {
-			if !seen[p] && !inTip[p] && lockOrConfigName([]byte(p)) {
-				seen[p] = true
-				fromPrev = append(fromPrev, p)
-			}
+	if err := lt.fill(ctx, g, tip, wanted); err != nil {
+		return fail(err)
+	}
+	return lt, nil
+}
+
+// prevPaths are the paths of changed that may be lock files or .guard.toml files of
+// the previous tree which the pushed tree does not hold: only those make the
+// previous tree's files matter (addPrev).
+func (lt *lockTree) prevPaths(changed []string) []string {
+	if lt.prev == "" {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range changed {
+		if !seen[p] && !lt.inTip[p] && lockOrConfigName([]byte(p)) {
+			seen[p] = true
+			out = append(out, p)
 		}
 	}
-	// One batch-check: the sizes of tip's files, the objects of prev's, and whether
-	// the folder of each scoped lock exists in the tree that holds the lock.
-	var ask []string
-	for _, e := range wanted {
-		ask = append(ask, e.oid)
+	return out
+}
+
+// addPrev writes the lock files and .guard.toml files of the previous tree at the
+// paths of changed that the pushed tree no longer holds (prevPaths): of prev's tree,
+// only the paths that changed between the two can differ, and changed names them: the
+// paths of the pushed commits and of the commits the update drops. (A path changed
+// only by commits another ref of the server already has was judged when those came.)
+func (lt *lockTree) addPrev(ctx context.Context, g gitrun.Git, changed []string) error {
+	fromPrev := lt.prevPaths(changed)
+	if len(fromPrev) == 0 {
+		return nil
 	}
+	prev := lt.prev
+	var ask []string
 	for _, p := range fromPrev {
 		ask = append(ask, prev+":"+p)
 	}
-	type folderQ struct{ commit, folder string }
-	var folders []folderQ
-	addFolder := func(commit, p string) {
-		if n, ok := lockcore.Classify(path.Base(p)); ok && n.Scope != "" && !strings.EqualFold(n.Scope, lockcore.ProjectScope) {
-			folders = append(folders, folderQ{commit, path.Join(path.Dir(p), strings.ReplaceAll(n.Scope, ".", "/"))})
-		}
-	}
-	for _, e := range wanted {
-		addFolder(tip, e.path)
-	}
-	for _, p := range fromPrev {
-		addFolder(prev, p)
-	}
-	for _, f := range folders {
-		ask = append(ask, f.commit+":"+f.folder)
-	}
-	for _, a := range ask {
-		if strings.ContainsAny(a, "\n\r") {
-			return fail(fmt.Errorf("the pushed tree holds a lock file whose path has a line break (%q): guard cannot read it, so it cannot judge the push", a))
-		}
+	if err := noLineBreaks(ask); err != nil {
+		return err
 	}
 	answers, err := batchCheck(ctx, g, ask)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	sizes := map[string]int64{}
-	for i, e := range wanted {
-		sizes[e.oid] = answers[i].size
-	}
+	var more []treeEntry
 	for i, p := range fromPrev {
-		a := answers[len(wanted)+i]
+		a := answers[i]
 		if a.typ == "" {
 			continue // not in prev either: nothing to add
 		}
@@ -168,35 +166,77 @@ func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string, ch
 		if a.typ != "blob" {
 			mode = "160000"
 		}
-		wanted = append(wanted, treeEntry{mode: mode, oid: a.oid, path: p, commit: prev})
-		sizes[a.oid] = a.size
+		more = append(more, treeEntry{mode: mode, oid: a.oid, path: p, commit: prev})
+	}
+	return lt.fill(ctx, g, prev, more)
+}
+
+// fill writes the entries of commit's tree (lock files and .guard.toml files) under
+// the scratch folder, with one `git cat-file --batch-check` (their sizes, and whether
+// the folder of each scoped lock exists in that tree) and one `git cat-file --batch`
+// (their contents). Folders that a scoped lock would cover are made too, so that the
+// scope falls back to its folder as in a checkout.
+func (lt *lockTree) fill(ctx context.Context, g gitrun.Git, commit string, wanted []treeEntry) error {
+	if len(wanted) == 0 {
+		return nil
+	}
+	var ask []string
+	for _, e := range wanted {
+		ask = append(ask, e.oid)
+	}
+	var folders []string
+	for _, e := range wanted {
+		if n, ok := lockcore.Classify(path.Base(e.path)); ok && n.Scope != "" && !strings.EqualFold(n.Scope, lockcore.ProjectScope) {
+			folders = append(folders, path.Join(path.Dir(e.path), strings.ReplaceAll(n.Scope, ".", "/")))
+		}
+	}
+	for _, f := range folders {
+		ask = append(ask, commit+":"+f)
+	}
+	if err := noLineBreaks(ask); err != nil {
+		return err
+	}
+	answers, err := batchCheck(ctx, g, ask)
+	if err != nil {
+		return err
 	}
 	var blobs []string
-	for _, e := range wanted {
-		if e.mode != "160000" && e.mode != "120000" && sizes[e.oid] <= maxLockBlob {
+	for i, e := range wanted {
+		if e.mode != "160000" && e.mode != "120000" && answers[i].size <= maxLockBlob {
 			blobs = append(blobs, e.oid)
 		}
 	}
 	contents, err := catBlobs(ctx, g, blobs)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	for _, e := range wanted {
 		if _, ok := contents[e.oid]; !ok && e.mode != "160000" && e.mode != "120000" {
 			contents[e.oid] = tooLarge
 		}
 		if err := lt.write(e, contents); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	for i, f := range folders {
-		if answers[len(ask)-len(folders)+i].typ == "tree" && cleanGitPath(f.folder) {
-			if err := os.MkdirAll(joinGitPath(root, f.folder), 0o755); err != nil {
-				return fail(err)
+		if answers[len(wanted)+i].typ == "tree" && cleanGitPath(f) {
+			if err := os.MkdirAll(joinGitPath(lt.root, f), 0o755); err != nil {
+				return err
 			}
 		}
 	}
-	return lt, nil
+	return nil
+}
+
+// noLineBreaks refuses object names that `git cat-file --batch-check` would read as
+// two questions.
+func noLineBreaks(ask []string) error {
+	for _, a := range ask {
+		if strings.ContainsAny(a, "\n\r") {
+			return fmt.Errorf("the pushed tree holds a lock file whose path has a line break (%q): guard cannot read it, so it cannot judge the push", a)
+		}
+	}
+	return nil
 }
 
 // lockOrConfigName reports whether the last element of the git path p may be a lock
