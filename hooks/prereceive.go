@@ -255,13 +255,25 @@ func (r *receiver) judgeAll(ctx context.Context, ups []ReceiveUpdate) ([]*receiv
 			shas = append(shas, u.Old)
 		}
 	}
+	// git's walk of the first update's new commits, the bulk of the work, starts
+	// before git says what the pushed objects are; judge drops it unless the new value
+	// is a commit.
+	var early *logRun
+	if len(ups) > 0 && !ups[0].Deletion() {
+		early = r.startLog(ctx, ups[0].New)
+	}
 	have, err := lookObjects(ctx, r.git, shas)
 	if err != nil {
+		early.stop()
 		return nil, err
 	}
 	var checks []*receiveCheck
-	for _, u := range ups {
-		c, err := r.judge(ctx, u, have)
+	for i, u := range ups {
+		var lr *logRun
+		if i == 0 {
+			lr = early
+		}
+		c, err := r.judge(ctx, u, have, lr)
 		if c != nil {
 			checks = append(checks, c)
 		}
@@ -286,7 +298,11 @@ func (r *receiver) judgeAll(ctx context.Context, ups []ReceiveUpdate) ([]*receiv
 //     (guard.PrivateOnPublic);
 //   - a forced update that drops commits changing another's locked area is refused
 //     (DroppedByUpdate, JudgeDropped, shared with pre-push).
-func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*receiveCheck, error) {
+func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr *logRun) (*receiveCheck, error) {
+	if u.Deletion() || !have.commit[u.New] {
+		lr.stop() // not a walk of commits: nothing of it is used
+		lr = nil
+	}
 	if !u.Deletion() && !have.exists[u.New] {
 		return nil, fmt.Errorf("the pushed object %s is not in the repository or its quarantine", u.New)
 	}
@@ -311,40 +327,20 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects) (*r
 		}
 	}
 	// git's walk of the new commits (the bulk of the work) runs while the lock files
-	// are read and written out.
+	// are read and written out, and its paths are judged as it prints them.
 	var revs []string
-	type logged struct {
-		changed   []string
-		sawMarker bool
-		err       error
-	}
-	logc := make(chan logged, 1)
-	// The paths also go, batch by batch, to the policy's check while git prints them
-	// (see below); batches is closed when the walk ends.
-	batches := make(chan []string, 64)
 	if !u.Deletion() && have.commit[u.New] {
 		// What the server does not have yet: no ref of it reaches these commits (in
 		// pre-receive no ref has moved yet, so the ref's old value is among them).
-		revs = []string{u.New, "--not", "--all"}
-		go func() {
-			var l logged
-			defer func() { logc <- l }()
-			defer close(batches)
-			l.err = recovered(func() error {
-				return gitrun.LogPathsFunc(ctx, r.git, revs, func(batch []string) error {
-					for _, p := range batch {
-						l.sawMarker = l.sawMarker || guard.IsMarkerName(p)
-					}
-					l.changed = append(l.changed, batch...)
-					batches <- batch
-					return nil
-				})
-			})
-		}()
+		revs = logRevs(u.New)
+		if lr == nil {
+			lr = r.startLog(ctx, u.New)
+		}
 	} else {
-		close(batches)
-		logc <- logged{}
+		lr = noLog()
 	}
+	defer lr.cancel()
+	logc, batches := lr.done, lr.batches
 	// The forced-update question (what the update drops) is git's too, and runs
 	// beside the rest; commits another ref keeps are not dropped: every ref but this
 	// one counts (not --all, which adds HEAD, and HEAD is usually this very branch).
@@ -671,4 +667,66 @@ func (r *receiver) policyFor(lt *lockTree, req guard.Request, paths <-chan []str
 	}
 	dec, err = policy.CheckStream(req, paths)
 	return policy, blocks, dec, err
+}
+
+// logged is what a logRun found: the paths the pushed commits change, and whether
+// one of them is named like a publication marker.
+type logged struct {
+	changed   []string
+	sawMarker bool
+	err       error
+}
+
+// logRun is git's walk of the commits a push brings (gitrun.LogPathsFunc over
+// logRevs) under way: batches has the paths as git prints them (closed at the end),
+// then done the whole.
+type logRun struct {
+	batches chan []string
+	done    chan logged
+	cancel  context.CancelFunc
+}
+
+// logRevs are the commits of a push the server does not have yet: those of new that
+// no ref reaches.
+func logRevs(new string) []string { return []string{new, "--not", "--all"} }
+
+// startLog starts the walk of the commits new brings.
+func (r *receiver) startLog(ctx context.Context, new string) *logRun {
+	ctx, cancel := context.WithCancel(ctx)
+	lr := &logRun{batches: make(chan []string, 64), done: make(chan logged, 1), cancel: cancel}
+	go func() {
+		var l logged
+		defer func() { lr.done <- l }()
+		defer close(lr.batches)
+		l.err = recovered(func() error {
+			return gitrun.LogPathsFunc(ctx, r.git, logRevs(new), func(batch []string) error {
+				for _, p := range batch {
+					l.sawMarker = l.sawMarker || guard.IsMarkerName(p)
+				}
+				l.changed = append(l.changed, batch...)
+				lr.batches <- batch
+				return nil
+			})
+		})
+	}()
+	return lr
+}
+
+// noLog is a logRun of nothing, for an update that brings no commits.
+func noLog() *logRun {
+	lr := &logRun{batches: make(chan []string), done: make(chan logged, 1), cancel: func() {}}
+	close(lr.batches)
+	lr.done <- logged{}
+	return lr
+}
+
+// stop ends a walk whose result is not wanted, and waits for git to be gone.
+func (lr *logRun) stop() {
+	if lr == nil {
+		return
+	}
+	lr.cancel()
+	for range lr.batches {
+	}
+	<-lr.done
 }
