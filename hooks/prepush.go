@@ -59,23 +59,39 @@ func isHex(s string) bool {
 // what it is asked to let through).
 func ParseRefLines(r io.Reader) ([]RefUpdate, error) {
 	var ups []RefUpdate
+	err := scanHookLines(r, "pre-push input", func(n int, line string, f []string) error {
+		if len(f) != 4 || f[0] == "" || f[2] == "" || !isHex(f[1]) || !isHex(f[3]) {
+			return fmt.Errorf("pre-push input line %d: want `<local ref> <local sha> <remote ref> <remote sha>`, got %q", n, line)
+		}
+		ups = append(ups, RefUpdate{LocalRef: f[0], LocalSHA: f[1], RemoteRef: f[2], RemoteSHA: f[3]})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ups, nil
+}
+
+// scanHookLines reads the lines git gives a hook on stdin (pre-push, pre-receive,
+// post-receive) and hands each non-blank one, numbered from 1, with its
+// space-separated fields to line; the first error stops the reading. what names the
+// input in a read error.
+func scanHookLines(r io.Reader, what string, line func(n int, line string, fields []string) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
+		l := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		f := strings.Split(line, " ")
-		if len(f) != 4 || f[0] == "" || f[2] == "" || !isHex(f[1]) || !isHex(f[3]) {
-			return nil, fmt.Errorf("pre-push input line %d: want `<local ref> <local sha> <remote ref> <remote sha>`, got %q", n, line)
+		if err := line(n, l, strings.Split(l, " ")); err != nil {
+			return err
 		}
-		ups = append(ups, RefUpdate{LocalRef: f[0], LocalSHA: f[1], RemoteRef: f[2], RemoteSHA: f[3]})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("pre-push input: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return ups, nil
+	return nil
 }
 
 // objects is what this repository has of the objects a push names.

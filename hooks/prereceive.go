@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -47,25 +46,19 @@ func (u ReceiveUpdate) String() string {
 // gate must not guess what it is asked to let in.
 func ParseReceiveLines(r io.Reader) ([]ReceiveUpdate, error) {
 	var ups []ReceiveUpdate
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		f := strings.Split(line, " ")
+	err := scanHookLines(r, "receive input", func(n int, line string, f []string) error {
 		if len(f) != 3 {
-			return nil, fmt.Errorf("receive input line %d: want `<old> <new> <ref>`, got %q", n, line)
+			return fmt.Errorf("receive input line %d: want `<old> <new> <ref>`, got %q", n, line)
 		}
 		u, err := NewReceiveUpdate(f[2], f[0], f[1])
 		if err != nil {
-			return nil, fmt.Errorf("receive input line %d: %w", n, err)
+			return fmt.Errorf("receive input line %d: %w", n, err)
 		}
 		ups = append(ups, u)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("receive input: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ups, nil
 }
