@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // runnerNames are GitHub's runner.os and runner.arch for this machine, so that the

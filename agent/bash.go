@@ -9,8 +9,8 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/guardlocks/guard/cmdline"
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/cmdline"
 	"github.com/guardlocks/guard/internal/gitrun"
 )
 

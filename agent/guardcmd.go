@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/guardlocks/guard/cmdline"
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/cmdline"
 	"github.com/guardlocks/guard/lockcore"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/guardlocks/guard/backend"
 	"github.com/guardlocks/guard/backend/etcd"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/etcdtest"
+	"github.com/guardlocks/guard/internal/testing/etcdtest"
 	"github.com/guardlocks/guard/lockcore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

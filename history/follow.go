@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/wait"
+	"github.com/guardlocks/guard/internal/wait"
 )
 
 // FollowPoll is how often Follow looks at the journal without a notification (a

@@ -1,9 +1,7 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
@@ -18,29 +16,15 @@ type foundMarker struct {
 }
 
 // startTreeMarkers starts listing the marker-named paths in the tree of tip (a
-// commit) and returns the function that waits for them. One `git ls-tree -r`: on a
-// 100,000-file tree it costs less than the push's own `git log`, beside which it runs.
+// commit) and returns the function that waits for them.
 func startTreeMarkers(ctx context.Context, g gitrun.Git, tip string) (func() ([]foundMarker, error), error) {
-	p, err := g.Start(ctx, nil, "-c", "core.quotePath=false", "ls-tree", "-r", "-z", "--name-only", "--full-tree", tip)
+	wait, err := gitrun.StartTreeNames(ctx, g, tip, guard.IsMarkerNameBytes)
 	if err != nil {
 		return nil, err
 	}
 	return func() ([]foundMarker, error) {
-		out, err := p.Wait()
-		if err != nil {
-			return nil, fmt.Errorf("listing the tree of %s: %w", short(tip), err)
-		}
-		// A large tree has many names and few markers: the names are looked at in
-		// place, and only a marker becomes a string.
-		var found []foundMarker
-		for len(out) > 0 {
-			name, rest, _ := bytes.Cut(out, []byte{0})
-			if guard.IsMarkerNameBytes(name) {
-				found = append(found, foundMarker{rel: string(name), place: guard.MarkerInTree})
-			}
-			out = rest
-		}
-		return found, nil
+		names, err := wait()
+		return placed(names, guard.MarkerInTree), err
 	}, nil
 }
 
@@ -48,23 +32,20 @@ func startTreeMarkers(ctx context.Context, g gitrun.Git, tip string) (func() ([]
 // changed (a deletion removes a marker, which is the repair, so it is left out), each
 // once, except those in skip (already found in the tip's tree).
 func rangeMarkers(ctx context.Context, g gitrun.Git, revs []string, skip []foundMarker) ([]foundMarker, error) {
-	args := append([]string{"-c", "core.quotePath=false", "-c", "log.showRoot=true", "log", "--no-renames", "--diff-filter=d", "--name-only", "-z", "--format=", "--diff-merges=combined", "--no-ext-diff", "--no-textconv"}, revs...)
-	out, err := g.Run(ctx, append(args, "--")...)
-	if err != nil {
-		return nil, fmt.Errorf("listing the commits of the range: %w", err)
-	}
 	seen := map[string]bool{}
 	for _, m := range skip {
 		seen[m.rel] = true
 	}
+	names, err := gitrun.RangeNames(ctx, g, revs, guard.IsMarkerName, seen)
+	return placed(names, guard.MarkerInRange), err
+}
+
+func placed(names []string, place guard.MarkerPlace) []foundMarker {
 	var found []foundMarker
-	gitrun.EachName(out, func(rel string) {
-		if guard.IsMarkerName(rel) && !seen[rel] {
-			seen[rel] = true
-			found = append(found, foundMarker{rel: rel, place: guard.MarkerInRange})
-		}
-	})
-	return found, nil
+	for _, n := range names {
+		found = append(found, foundMarker{rel: n, place: place})
+	}
+	return found
 }
 
 // markerBlocks turns found markers into the policy's refusals, at their absolute

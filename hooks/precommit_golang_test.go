@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // goCaches are the test's own Go build and module caches, and no module proxy:

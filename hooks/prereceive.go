@@ -439,7 +439,7 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr 
 		}
 		if !dd.Allowed {
 			mergeDecision(c.dec, dd)
-			c.notes = append(c.notes, fmt.Sprintf("this forced update drops %d commit(s) of %s that changed the locked paths above: another owner's work would be lost; rebase onto the server's %s (git pull --rebase) instead of replacing it", len(d.Commits), u.Ref, short(u.Old)))
+			c.notes = append(c.notes, fmt.Sprintf("this forced update drops %d commit(s) of %s that changed the locked paths above: another owner's work would be lost; rebase onto the server's %s (git pull --rebase) instead of replacing it", len(d.Commits), u.Ref, gitrun.Short(u.Old)))
 		}
 	}
 	if len(blocks) > 0 {
@@ -630,7 +630,7 @@ func RunPostReceive(ctx context.Context, env *guard.Env, stdin io.Reader) error 
 		say(w, 0, fmt.Sprintf("post-receive: %v; recording the push without a pusher", cerr))
 	}
 	for _, u := range ups {
-		detail := fmt.Sprintf("%s: %s %s..%s", guard.GatePostReceive, u.Ref, short(u.Old), short(u.New))
+		detail := fmt.Sprintf("%s: %s %s..%s", guard.GatePostReceive, u.Ref, gitrun.Short(u.Old), gitrun.Short(u.New))
 		if p.User != "" {
 			detail += fmt.Sprintf(" by %s (%s)", p.User, p.Source)
 		}

@@ -80,7 +80,7 @@ func buildLockTree(ctx context.Context, g gitrun.Git, base, tip, prev string) (*
 	}
 	out, lerr := list.Wait()
 	if lerr != nil {
-		return fail(fmt.Errorf("listing the tree of %s: %w", short(tip), lerr))
+		return fail(fmt.Errorf("listing the tree of %s: %w", gitrun.Short(tip), lerr))
 	}
 	var wanted []treeEntry
 	inTip := lt.inTip

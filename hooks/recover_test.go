@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -24,7 +25,7 @@ func TestABugInAHookFailsClosedWithTheBypassHint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			env := &guard.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-				Clock: lockcore.FixedClock(ciNow), Dir: t.TempDir(), Getenv: func(string) string { return "" }}
+				Clock: lockcore.FixedClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.Local)), Dir: t.TempDir(), Getenv: func(string) string { return "" }}
 			err := finish(env, outcome{hook: tc.hook}, recovered(func() error { panic("boom") }))
 			assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
 			assert.Contains(t, errb.String(), "guard: "+tc.hook+": cannot check this "+tc.verb+": internal error: boom")

@@ -15,8 +15,8 @@ import (
 	"github.com/guardlocks/guard/internal/atomicfile"
 	"github.com/guardlocks/guard/internal/filelock"
 	"github.com/guardlocks/guard/internal/gitrun"
+	"github.com/guardlocks/guard/internal/wait"
 	"github.com/guardlocks/guard/lockcore"
-	"github.com/guardlocks/guard/wait"
 )
 
 // SweepAge is how old a scratch file must be before guard doctor calls it stranded

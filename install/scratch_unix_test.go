@@ -20,9 +20,9 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/filelock"
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
+	"github.com/guardlocks/guard/internal/wait"
 	"github.com/guardlocks/guard/lockcore"
-	"github.com/guardlocks/guard/wait"
 )
 
 // TestMain lets the tests run this binary as a guard process that holds scratch files

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/guardlocks/guard/wait"
+	"github.com/guardlocks/guard/internal/wait"
 )
 
 // LostCheck is how often a handle whose Lost channel is in use looks at its lock

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/guardlocks/guard/wait"
+	"github.com/guardlocks/guard/internal/wait"
 )
 
 // Files is the Locker of the lock files themselves.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/guardlocks/guard/wait"
+	"github.com/guardlocks/guard/internal/wait"
 )
 
 // QueueClaim is a claim as the machine's queue of waiters records it (package wait,

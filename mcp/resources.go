@@ -9,8 +9,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 	"github.com/guardlocks/guard/internal/gitrun"
 	"github.com/guardlocks/guard/lockcore"
 	"github.com/guardlocks/guard/watch"
@@ -51,7 +51,7 @@ type LocksJSON struct {
 func (sv *Server) readLocks(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	root := sv.projectRoot()
 	o := sv.invoke(func(env *guard.Env) error {
-		return cli.RunScan(cli.ScanOptions{Env: env, RootsInput: cli.RootsInput{Roots: []string{root}}, JSON: true})
+		return command.RunScan(command.ScanOptions{Env: env, RootsInput: command.RootsInput{Roots: []string{root}}, JSON: true})
 	})
 	if o.code != guard.ExitOK {
 		return nil, fmt.Errorf("guard://locks: %s", o.stderr)
@@ -81,7 +81,7 @@ func (sv *Server) subscribe(_ context.Context, req *sdk.SubscribeRequest) error 
 		return nil
 	}
 	env := sv.o.Env
-	_, roots, err := cli.ResolveRoots(env, cli.RootsInput{Roots: []string{sv.projectRoot()}})
+	_, roots, err := command.ResolveRoots(env, command.RootsInput{Roots: []string{sv.projectRoot()}})
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 // The tools' inputs (CONTRACT.md section 12). Each tool calls the run function of the
@@ -96,7 +96,7 @@ func (sv *Server) addTools() {
 
 func (sv *Server) status(_ context.Context, _ *sdk.CallToolRequest, in StatusInput) (*sdk.CallToolResult, any, error) {
 	o := sv.invoke(func(env *guard.Env) error {
-		return cli.RunStatus(cli.StatusOptions{Env: env, Dir: sv.abs(in.Path), Resource: in.Resource, JSON: true})
+		return command.RunStatus(command.StatusOptions{Env: env, Dir: sv.abs(in.Path), Resource: in.Resource, JSON: true})
 	})
 	return result(o, "", guard.ExitOK, guard.ExitRefused)
 }
@@ -107,7 +107,7 @@ func (sv *Server) check(_ context.Context, _ *sdk.CallToolRequest, in CheckInput
 	}
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
-		return cli.RunCheck(cli.CheckOptions{Env: env, Op: in.Op, Owner: owner, Host: sv.o.Host, JSON: true, Paths: []string{sv.abs(in.Path)}})
+		return command.RunCheck(command.CheckOptions{Env: env, Op: in.Op, Owner: owner, Host: sv.o.Host, JSON: true, Paths: []string{sv.abs(in.Path)}})
 	})
 	return result(o, "", guard.ExitOK, guard.ExitRefused)
 }
@@ -126,7 +126,7 @@ func (sv *Server) lock(ctx context.Context, _ *sdk.CallToolRequest, in LockInput
 		if in.Resource == "" {
 			dir = sv.abs(in.Path)
 		}
-		return cli.RunLock(cli.LockOptions{Env: env, Dir: dir, Resource: in.Resource, LockNaming: naming, Owner: owner, Host: sv.o.Host,
+		return command.RunLock(command.LockOptions{Env: env, Dir: dir, Resource: in.Resource, LockNaming: naming, Owner: owner, Host: sv.o.Host,
 			Expires: in.Expires, Purpose: in.Purpose, ReleaseCondition: in.ReleaseCondition, Quarantine: -1, JSON: true, Context: ctx})
 	})
 	if o.code == guard.ExitOK {
@@ -138,8 +138,8 @@ func (sv *Server) lock(ctx context.Context, _ *sdk.CallToolRequest, in LockInput
 // naming turns the lock tool's kind into the CLI's naming flags: exclusive, team (of
 // this host) or condition. A user lock is a person's (only a person removes it), and
 // guard mcp serves agents: not offered.
-func (sv *Server) naming(kind, scope, cond string) (cli.LockNaming, string) {
-	n := cli.LockNaming{Scope: scope}
+func (sv *Server) naming(kind, scope, cond string) (command.LockNaming, string) {
+	n := command.LockNaming{Scope: scope}
 	switch strings.ToLower(strings.TrimSpace(kind)) {
 	case "", "exclusive":
 	case "team":
@@ -164,7 +164,7 @@ func (sv *Server) renew(_ context.Context, _ *sdk.CallToolRequest, in RenewInput
 		if in.Resource == "" {
 			target = sv.abs(in.Path)
 		}
-		return cli.RunRenew(cli.RenewOptions{Env: env, Target: target, Resource: in.Resource, LockNaming: cli.LockNaming{Scope: in.Scope},
+		return command.RunRenew(command.RenewOptions{Env: env, Target: target, Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, Expires: in.Expires, JSON: true})
 	})
 	return result(o, "claim the area again with lock (a lock that is not yours, or expired, cannot be renewed)", guard.ExitOK)
@@ -178,7 +178,7 @@ func (sv *Server) unlock(_ context.Context, _ *sdk.CallToolRequest, in UnlockInp
 			target = sv.abs(in.Path)
 		}
 		// Never Force: an agent releases its own locks only.
-		return cli.RunUnlock(cli.UnlockOptions{Env: env, Target: target, Resource: in.Resource, LockNaming: cli.LockNaming{Scope: in.Scope},
+		return command.RunUnlock(command.UnlockOptions{Env: env, Target: target, Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, JSON: true})
 	})
 	return result(o, "only the holder releases a lock: leave it, wait for it, or ask the person you work for", guard.ExitOK)

@@ -10,10 +10,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
+	"github.com/guardlocks/guard/internal/wait"
 	"github.com/guardlocks/guard/lockcore"
-	"github.com/guardlocks/guard/wait"
 )
 
 // WaitInput is the wait tool's input.
@@ -104,9 +104,9 @@ func (sv *Server) waitLook(in WaitInput) (o outcome, free bool, blockers []lockc
 	owner, _ := sv.identity()
 	if in.Resource != "" {
 		o = sv.invoke(func(env *guard.Env) error {
-			return cli.RunStatus(cli.StatusOptions{Env: env, Resource: in.Resource, JSON: true})
+			return command.RunStatus(command.StatusOptions{Env: env, Resource: in.Resource, JSON: true})
 		})
-		var st cli.StatusJSON
+		var st command.StatusJSON
 		if json.Unmarshal(o.stdout, &st) != nil {
 			return o, false, nil
 		}
@@ -122,7 +122,7 @@ func (sv *Server) waitLook(in WaitInput) (o outcome, free bool, blockers []lockc
 		return o, len(blockers) == 0 && len(st.Unreadable) == 0, blockers
 	}
 	o = sv.invoke(func(env *guard.Env) error {
-		return cli.RunCheck(cli.CheckOptions{Env: env, Owner: owner, Host: sv.o.Host, JSON: true, Paths: []string{sv.abs(in.Path)}})
+		return command.RunCheck(command.CheckOptions{Env: env, Owner: owner, Host: sv.o.Host, JSON: true, Paths: []string{sv.abs(in.Path)}})
 	})
 	var dec guard.DecisionJSON
 	if json.Unmarshal(o.stdout, &dec) != nil {

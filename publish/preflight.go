@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/guardlocks/guard/classify"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -73,11 +74,11 @@ func RunPreflight(opts PreflightOptions) error {
 	env := opts.Env
 	op := opts.Op
 	if op == "" {
-		op = OpPublishRelease
+		op = classify.OpPublishRelease
 	}
 	dir := env.Dir
 	if opts.Dir != "" {
-		dir = resolve(env.Dir, opts.Dir)
+		dir = classify.Resolve(env.Dir, opts.Dir)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return guard.Exitf(guard.ExitUsage, "preflight: %s is not a directory", dir)

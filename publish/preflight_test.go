@@ -3,6 +3,7 @@ package publish
 import (
 	"encoding/json"
 	"errors"
+	"github.com/guardlocks/guard/classify"
 	"path/filepath"
 	"testing"
 
@@ -113,7 +114,7 @@ func TestPreflightWarnsWhenPackageJSONCouldStillPublishAPrivateProject(t *testin
 	w := newWorld(t)
 	w.write("PRIVATE.txt", "")
 	w.write("package.json", `{"name":"x"}`)
-	assert.Equal(t, 1, w.preflight(PreflightOptions{Op: OpRegistryUpload}))
+	assert.Equal(t, 1, w.preflight(PreflightOptions{Op: classify.OpRegistryUpload}))
 	assert.Contains(t, w.stderr.String(), `lacks "private": true although`)
 }
 

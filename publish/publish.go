@@ -1,7 +1,12 @@
+// Package publish guards publication: it tells which publication operation a command
+// performs and on which project (package classify), asks the guard package whether markers
+// and locks allow it, runs PUBLIC.txt checks before and chores after the command
+// (`guard publish`), and reports readiness (`guard preflight`).
 package publish
 
 import (
 	"fmt"
+	"github.com/guardlocks/guard/classify"
 	"os"
 	"os/exec"
 	"slices"
@@ -47,7 +52,7 @@ func RunPublish(opts PublishOptions) error {
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
-	c, err := Classify(opts.Args, env.Dir, here.Config)
+	c, err := classify.Classify(opts.Args, env.Dir, here.Config)
 	if err != nil {
 		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
@@ -137,7 +142,7 @@ func RunPublish(opts PublishOptions) error {
 // of all and the PUBLIC.txt markers of all (their checks run before and their chores
 // after the command, each marker once). Who publishes is id, else each project's
 // configured identity.
-func decideAll(env *guard.Env, id guard.Identity, c Classification) (*guard.PublicationDecision, error) {
+func decideAll(env *guard.Env, id guard.Identity, c classify.Classification) (*guard.PublicationDecision, error) {
 	projects := c.Projects
 	if len(projects) == 0 {
 		projects = []string{c.ProjectDir}
@@ -184,7 +189,7 @@ func approval(d *guard.PublicationDecision) string {
 }
 
 // writePlan is --dry-run's report: what guard would run, in order.
-func writePlan(env *guard.Env, opts PublishOptions, c Classification, d *guard.PublicationDecision, sh shell) {
+func writePlan(env *guard.Env, opts PublishOptions, c classify.Classification, d *guard.PublicationDecision, sh shell) {
 	w := env.Stdout
 	fmt.Fprintf(w, "%s of %s: allowed (%s)\n", c.Op, c.ProjectDir, approval(d))
 	for _, m := range d.Markers.Public {

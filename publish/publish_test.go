@@ -3,6 +3,7 @@ package publish
 import (
 	"bytes"
 	"errors"
+	"github.com/guardlocks/guard/classify"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -385,29 +386,29 @@ var issueGateExamples = []struct {
 	args []string
 	op   string
 }{
-	{"the last --no-dry-run wins over --dry-run", []string{"npm", "publish", "--dry-run", "--no-dry-run"}, OpRegistryUpload},
-	{"the last -Dmaven.deploy.skip wins", []string{"mvn", "deploy", "-Dmaven.deploy.skip=true", "-Dmaven.deploy.skip=false"}, OpRegistryUpload},
-	{"poetry run twine upload", []string{"poetry", "run", "twine", "upload", "dist/x.whl"}, OpRegistryUpload},
-	{"uv run twine upload", []string{"uv", "run", "--with", "twine", "twine", "upload", "dist/x.whl"}, OpRegistryUpload},
-	{"hatch run twine upload", []string{"hatch", "run", "twine", "upload", "dist/x.whl"}, OpRegistryUpload},
-	{"lerna exec -- npm publish", []string{"lerna", "exec", "--", "npm", "publish"}, OpRegistryUpload},
-	{"pnpm recursive publish", []string{"pnpm", "recursive", "publish"}, OpRegistryUpload},
-	{"pnpm -r publish", []string{"pnpm", "-r", "publish"}, OpRegistryUpload},
-	{"yarn workspaces foreach npm publish", []string{"yarn", "workspaces", "foreach", "-A", "--include", "@o/a", "npm", "publish"}, OpRegistryUpload},
-	{"docker compose build --push", []string{"docker", "compose", "build", "--push"}, OpRegistryUpload},
-	{"docker compose push", []string{"docker", "compose", "push"}, OpRegistryUpload},
-	{"docker buildx build --push", []string{"docker", "buildx", "build", "--push", "-t", "ghcr.io/o/app", "."}, OpRegistryUpload},
-	{"gradle publishToMavenCentral", []string{"./gradlew", "publishToMavenCentral"}, OpRegistryUpload},
-	{"gradle publishPlugins", []string{"./gradlew", "publishPlugins"}, OpRegistryUpload},
-	{"gradle closeAndReleaseRepository", []string{"./gradlew", "closeAndReleaseRepository"}, OpRegistryUpload},
-	{"mvn jib:build", []string{"mvn", "compile", "jib:build"}, OpRegistryUpload},
-	{"gh api creating a release", []string{"gh", "api", "repos/o/r/releases", "-f", "tag_name=v1"}, OpPublishRelease},
-	{"gh api un-drafting a release", []string{"gh", "api", "-X", "PATCH", "repos/o/r/releases/1", "-F", "draft=false"}, OpPublishRelease},
-	{"gh api visibility=public", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-f", "visibility=public"}, OpVisibilityPublic},
-	{"gh api visibility from a file", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-F", "visibility=@visibility.txt"}, OpVisibilityPublic},
-	{"gh api visibility from a file that cannot be read", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-F", "visibility=@missing.txt"}, OpVisibilityPublic},
-	{"gh api graphql mutation from a file", []string{"gh", "api", "graphql", "-F", "query=@mutation.graphql"}, OpVisibilityPublic},
-	{"gh api graphql query from standard input", []string{"gh", "api", "graphql", "-F", "query=@-"}, OpVisibilityPublic},
+	{"the last --no-dry-run wins over --dry-run", []string{"npm", "publish", "--dry-run", "--no-dry-run"}, classify.OpRegistryUpload},
+	{"the last -Dmaven.deploy.skip wins", []string{"mvn", "deploy", "-Dmaven.deploy.skip=true", "-Dmaven.deploy.skip=false"}, classify.OpRegistryUpload},
+	{"poetry run twine upload", []string{"poetry", "run", "twine", "upload", "dist/x.whl"}, classify.OpRegistryUpload},
+	{"uv run twine upload", []string{"uv", "run", "--with", "twine", "twine", "upload", "dist/x.whl"}, classify.OpRegistryUpload},
+	{"hatch run twine upload", []string{"hatch", "run", "twine", "upload", "dist/x.whl"}, classify.OpRegistryUpload},
+	{"lerna exec -- npm publish", []string{"lerna", "exec", "--", "npm", "publish"}, classify.OpRegistryUpload},
+	{"pnpm recursive publish", []string{"pnpm", "recursive", "publish"}, classify.OpRegistryUpload},
+	{"pnpm -r publish", []string{"pnpm", "-r", "publish"}, classify.OpRegistryUpload},
+	{"yarn workspaces foreach npm publish", []string{"yarn", "workspaces", "foreach", "-A", "--include", "@o/a", "npm", "publish"}, classify.OpRegistryUpload},
+	{"docker compose build --push", []string{"docker", "compose", "build", "--push"}, classify.OpRegistryUpload},
+	{"docker compose push", []string{"docker", "compose", "push"}, classify.OpRegistryUpload},
+	{"docker buildx build --push", []string{"docker", "buildx", "build", "--push", "-t", "ghcr.io/o/app", "."}, classify.OpRegistryUpload},
+	{"gradle publishToMavenCentral", []string{"./gradlew", "publishToMavenCentral"}, classify.OpRegistryUpload},
+	{"gradle publishPlugins", []string{"./gradlew", "publishPlugins"}, classify.OpRegistryUpload},
+	{"gradle closeAndReleaseRepository", []string{"./gradlew", "closeAndReleaseRepository"}, classify.OpRegistryUpload},
+	{"mvn jib:build", []string{"mvn", "compile", "jib:build"}, classify.OpRegistryUpload},
+	{"gh api creating a release", []string{"gh", "api", "repos/o/r/releases", "-f", "tag_name=v1"}, classify.OpPublishRelease},
+	{"gh api un-drafting a release", []string{"gh", "api", "-X", "PATCH", "repos/o/r/releases/1", "-F", "draft=false"}, classify.OpPublishRelease},
+	{"gh api visibility=public", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-f", "visibility=public"}, classify.OpVisibilityPublic},
+	{"gh api visibility from a file", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-F", "visibility=@visibility.txt"}, classify.OpVisibilityPublic},
+	{"gh api visibility from a file that cannot be read", []string{"gh", "api", "-X", "PATCH", "repos/o/r", "-F", "visibility=@missing.txt"}, classify.OpVisibilityPublic},
+	{"gh api graphql mutation from a file", []string{"gh", "api", "graphql", "-F", "query=@mutation.graphql"}, classify.OpVisibilityPublic},
+	{"gh api graphql query from standard input", []string{"gh", "api", "graphql", "-F", "query=@-"}, classify.OpVisibilityPublic},
 }
 
 func TestPublishRefusesEveryGateExampleUnderPrivate(t *testing.T) {
@@ -423,7 +424,7 @@ func TestPublishRefusesEveryGateExampleUnderPrivate(t *testing.T) {
 			w.write("mutation.graphql", `mutation { createRepository(input: {name: "x", visibility: PUBLIC}) { repository { url } } }`)
 			w.write("PRIVATE.txt", "Not before the audit (ask carol).\n")
 
-			c, err := Classify(tc.args, w.root, nil)
+			c, err := classify.Classify(tc.args, w.root, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tc.op, c.Op, c.Why)
 			assert.True(t, c.Publishes(), c.Why)

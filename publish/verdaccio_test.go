@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/testenv"
-	"github.com/guardlocks/guard/internal/verdaccio"
+	"github.com/guardlocks/guard/internal/testing/testenv"
+	"github.com/guardlocks/guard/internal/testing/verdaccio"
 	"github.com/guardlocks/guard/lockcore"
 )
 

@@ -22,8 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -47,7 +47,7 @@ type Options struct {
 	Roots    []lockcore.ScanRoot
 	SkipDirs []string
 	// RootsInput is how the roots were given (prune and lockdown resolve them again).
-	RootsInput cli.RootsInput
+	RootsInput command.RootsInput
 	Token      string
 	// History returns the events q selects, newest first.
 	History func(ctx context.Context, q Query) ([]guard.Event, error)
@@ -512,9 +512,9 @@ func (s *Server) postLock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, dir, func(env *guard.Env) error {
-		return cli.RunLock(cli.LockOptions{
+		return command.RunLock(command.LockOptions{
 			Env: env, Dir: dir, JSON: true,
-			LockNaming: cli.LockNaming{Scope: in.Scope, Team: in.Team, User: in.User, Condition: in.Condition},
+			LockNaming: command.LockNaming{Scope: in.Scope, Team: in.Team, User: in.User, Condition: in.Condition},
 			Owner:      in.Owner, Expires: in.Expires, Mode: in.Mode, Purpose: in.Purpose,
 			ReleaseCondition: in.ReleaseCondition, Operations: in.Operations,
 		})
@@ -535,7 +535,7 @@ func (s *Server) deleteLock(w http.ResponseWriter, r *http.Request) {
 			// removed here as by guard unlock --force at a terminal.
 			env.StdinTTY, force = true, true
 		}
-		return cli.RunUnlock(cli.UnlockOptions{Env: env, Target: l.Path, Owner: owner, Force: force, JSON: true})
+		return command.RunUnlock(command.UnlockOptions{Env: env, Target: l.Path, Owner: owner, Force: force, JSON: true})
 	})
 }
 
@@ -556,7 +556,7 @@ func (s *Server) postPrune(w http.ResponseWriter, r *http.Request) {
 	}
 	dry := in.DryRun == nil || *in.DryRun // a body without dry_run only previews
 	s.run(w, "", func(env *guard.Env) error {
-		return cli.RunPrune(cli.PruneOptions{Env: env, RootsInput: cli.RootsInput{Roots: s.rootPaths()}, DryRun: dry, JSON: true})
+		return command.RunPrune(command.PruneOptions{Env: env, RootsInput: command.RootsInput{Roots: s.rootPaths()}, DryRun: dry, JSON: true})
 	})
 }
 
@@ -572,7 +572,7 @@ func (s *Server) postLockdown(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, "", func(env *guard.Env) error {
-		return cli.RunLockdown(cli.LockdownOptions{Env: env, Roots: s.rootPaths(), Owner: in.Owner, Reason: in.Reason, Commit: in.Commit, JSON: true})
+		return command.RunLockdown(command.LockdownOptions{Env: env, Roots: s.rootPaths(), Owner: in.Owner, Reason: in.Reason, Commit: in.Commit, JSON: true})
 	})
 }
 
@@ -582,6 +582,6 @@ func (s *Server) postLockdownUndo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, "", func(env *guard.Env) error {
-		return cli.RunLockdown(cli.LockdownOptions{Env: env, Roots: s.rootPaths(), Commit: in.Commit, Undo: true, JSON: true})
+		return command.RunLockdown(command.LockdownOptions{Env: env, Roots: s.rootPaths(), Commit: in.Commit, Undo: true, JSON: true})
 	})
 }

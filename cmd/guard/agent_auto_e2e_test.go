@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/agente2e"
+	"github.com/guardlocks/guard/internal/testing/agente2e"
 )
 
 // TestRealAgentsRunShellCommandsSandboxed drives the real Claude Code, Gemini CLI and

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/agente2e"
+	"github.com/guardlocks/guard/internal/testing/agente2e"
 )
 
 // e2eRun runs one real agent session against the fake model.

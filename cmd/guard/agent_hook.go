@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/guardlocks/guard/classify"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/guardlocks/guard/agent"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/publish"
 	"github.com/guardlocks/guard/sandbox"
 )
 
@@ -75,7 +75,7 @@ func classifyPublication(env *guard.Env) agent.ClassifyFunc {
 		if err != nil {
 			return "", nil, false, err
 		}
-		c, err := publish.Classify(args, dir, subject.Config)
+		c, err := classify.Classify(args, dir, subject.Config)
 		if err != nil {
 			return "", nil, false, err
 		}

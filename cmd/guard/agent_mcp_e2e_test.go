@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/agente2e"
+	"github.com/guardlocks/guard/internal/testing/agente2e"
 )
 
 // TestRealAgentsClaimWaitAndReleaseThroughGuardMCP drives two sessions of the real

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guardlocks/guard/internal/etcdtest"
+	"github.com/guardlocks/guard/internal/testing/etcdtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

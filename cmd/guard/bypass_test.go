@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // bypassLines reads a bypass log's entries.

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newCheckCmd(env *guard.Env) *cobra.Command {
-	o := cli.CheckOptions{Env: env}
+	o := command.CheckOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "check [--op OP] PATH...",
 		Short: "Answer whether OP (default edit) may be done on PATHs now (0 allowed, 1 refused)",
@@ -20,7 +20,7 @@ and what to do); 2: bad input.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Paths = args
-			return cli.RunCheck(o)
+			return command.RunCheck(o)
 		},
 	}
 	f := cmd.Flags()

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/ci"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/hooks"
 )
 
 func newCICmd(env *guard.Env) *cobra.Command {
-	opts := hooks.CIOptions{Env: env}
+	opts := ci.Options{Env: env}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "ci",
@@ -21,19 +21,19 @@ GITHUB_EVENT_BEFORE (pushes), else the merge base with origin/HEAD. Exit 0 allow
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
-				if cmd.Flags().Changed("format") && opts.Format != hooks.CIFormatJSON {
+				if cmd.Flags().Changed("format") && opts.Format != ci.FormatJSON {
 					return guard.Exitf(guard.ExitUsage, "ci: --json and --format %s exclude each other", opts.Format)
 				}
-				opts.Format = hooks.CIFormatJSON
+				opts.Format = ci.FormatJSON
 			}
-			return hooks.RunCI(cmd.Context(), opts)
+			return ci.Run(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Base, "base", "", "base of the range (default: from the CI environment, else origin/HEAD)")
 	f.StringVar(&opts.Head, "head", "", "head of the range (default HEAD)")
 	f.StringArrayVar(&opts.Ops, "op", nil, "an extra operation to check on every changed path (repeatable)")
-	f.StringVar(&opts.Format, "format", hooks.CIFormatText, "output format: text, json or github")
+	f.StringVar(&opts.Format, "format", ci.FormatText, "output format: text, json or github")
 	f.BoolVar(&asJSON, "json", false, "same as --format json")
 	return cmd
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // `go run ./cmd/guard install` records go run's temporary binary in the hooks; guard

@@ -6,13 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 	"github.com/guardlocks/guard/lockcore"
 )
 
 // addNamingFlags adds the flags that name a lock file in a directory.
-func addNamingFlags(cmd *cobra.Command, n *cli.LockNaming) {
+func addNamingFlags(cmd *cobra.Command, n *command.LockNaming) {
 	f := cmd.Flags()
 	f.StringVar(&n.Scope, "scope", "", "the lock's scope (letters, digits, '_' and '-'; default: the whole directory)")
 	f.StringVar(&n.Team, "team", "", "a team lock of host `HOST` (LOCK.team[.scope].HOST.txt)")
@@ -25,7 +25,7 @@ func addNamingFlags(cmd *cobra.Command, n *cli.LockNaming) {
 // addHeldLockFlags adds the flags of the commands that act on an existing lock as
 // its owner (unlock, renew): the naming flags, with --condition reworded (they have
 // no --release-condition), and --owner.
-func addHeldLockFlags(cmd *cobra.Command, n *cli.LockNaming, owner *string) {
+func addHeldLockFlags(cmd *cobra.Command, n *command.LockNaming, owner *string) {
 	addNamingFlags(cmd, n)
 	f := cmd.Flags()
 	f.Lookup("condition").Usage = "the condition lock (LOCK.condition[.scope].txt)"
@@ -33,7 +33,7 @@ func addHeldLockFlags(cmd *cobra.Command, n *cli.LockNaming, owner *string) {
 }
 
 // addClaimFlags adds the flags of a claim that guard lock and guard run share.
-func addClaimFlags(cmd *cobra.Command, o *cli.LockOptions, contested, noContest *bool) {
+func addClaimFlags(cmd *cobra.Command, o *command.LockOptions, contested, noContest *bool) {
 	addNamingFlags(cmd, &o.LockNaming)
 	f := cmd.Flags()
 	f.StringVar(&o.Owner, "owner", "", "who holds the lock (default: GUARD_OWNER, .guard.toml owner, <user>@<host>)")
@@ -53,7 +53,7 @@ func addClaimFlags(cmd *cobra.Command, o *cli.LockOptions, contested, noContest 
 	f.IntVar(&o.Quarantine, "quarantine", -1, "contest quarantine in seconds")
 	f.Lookup("quarantine").DefValue = fmt.Sprint(int(lockcore.DefaultQuarantine / time.Second))
 	f.StringVar(&o.Wait, "wait", "0", "wait up to `DURATION` (<number><s|m|h|d>) for a refusing lock to be released, expire or be pruned")
-	f.Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "lock the resource `URI` (a database, a deployment target, a URL) instead of a folder")
+	f.Var(command.ResourceFlag{URI: &o.Resource}, "resource", "lock the resource `URI` (a database, a deployment target, a URL) instead of a folder")
 	cmd.MarkFlagsMutuallyExclusive("contested", "no-contest")
 }
 
@@ -71,7 +71,7 @@ func contestChoice(contested, noContest bool) *bool {
 }
 
 func newLockCmd(env *guard.Env) *cobra.Command {
-	o := cli.LockOptions{Env: env}
+	o := command.LockOptions{Env: env}
 	var contested, noContest bool
 	cmd := &cobra.Command{
 		Use:   "lock [DIR]",
@@ -102,7 +102,7 @@ directory).`,
 				o.Dir = args[0]
 			}
 			o.Contest = contestChoice(contested, noContest)
-			return cli.RunLock(o)
+			return command.RunLock(o)
 		},
 	}
 	addClaimFlags(cmd, &o, &contested, &noContest)

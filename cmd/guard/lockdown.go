@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newLockdownCmd(env *guard.Env) *cobra.Command {
-	o := cli.LockdownOptions{Env: env}
+	o := command.LockdownOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "lockdown [ROOT...]",
 		Short: "Lock every top-level root at once (dry run unless --commit); --undo reverses it",
@@ -23,7 +23,7 @@ still say created_by: bulk and are not protected; also a dry run without
 --commit. Running either twice changes nothing more.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Roots = args
-			return cli.RunLockdown(o)
+			return command.RunLockdown(o)
 		},
 	}
 	f := cmd.Flags()

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newPermissionsCmd(env *guard.Env) *cobra.Command {
-	o := cli.PermissionsOptions{Env: env}
+	o := command.PermissionsOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "permissions [DIR] --agent A ACTION",
 		Short: "Evaluate LOCK.permissions.json for an agent's action (0 allow, 1 deny, 4 ask)",
@@ -25,7 +25,7 @@ A directory without a permissions file allows.`,
 				o.Dir = args[0]
 			}
 			o.Action = args[len(args)-1]
-			return cli.RunPermissions(o)
+			return command.RunPermissions(o)
 		},
 	}
 	f := cmd.Flags()

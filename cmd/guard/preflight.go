@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/guardlocks/guard/classify"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ ready; 1: refused. Use it in npm's prepublishOnly and in CI release jobs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Op, "op", publish.OpPublishRelease, "operation: publish-release, registry-upload, visibility-public, or any word")
+	f.StringVar(&o.Op, "op", classify.OpPublishRelease, "operation: publish-release, registry-upload, visibility-public, or any word")
 	f.BoolVar(&o.JSON, "json", false, "print the report as JSON on stdout")
 	return cmd
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newPruneCmd(env *guard.Env) *cobra.Command {
-	o := cli.PruneOptions{Env: env}
+	o := command.PruneOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "prune [ROOT...] [--dry-run] [--json] [--webhook URL]",
 		Short: "Remove expired locks (never user, condition, until, ambiguous or legacy ones)",
@@ -20,7 +20,7 @@ URL, a JSON summary of what was removed is posted to URL (5 s at most); a failed
 is a warning on stderr and changes neither the prune nor its exit code.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Roots = args
-			return cli.RunPrune(o)
+			return command.RunPrune(o)
 		},
 	}
 	addRootsFlags(cmd, &o.RootsInput)

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newRenewCmd(env *guard.Env) *cobra.Command {
-	o := cli.RenewOptions{Env: env}
+	o := command.RenewOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "renew [DIR | LOCKFILE]",
 		Short: "Move created to now for your own live lock",
@@ -21,13 +21,13 @@ expired one again with guard lock.`,
 			if len(args) == 1 {
 				o.Target = args[0]
 			}
-			return cli.RunRenew(o)
+			return command.RunRenew(o)
 		},
 	}
 	addHeldLockFlags(cmd, &o.LockNaming, &o.Owner)
 	f := cmd.Flags()
 	f.StringVar(&o.Expires, "expires", "", "new lifetime, <number><s|m|h|d>")
 	f.BoolVar(&o.JSON, "json", false, "print the renewed lock as JSON")
-	f.Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "renew the lock of the resource `URI`")
+	f.Var(command.ResourceFlag{URI: &o.Resource}, "resource", "renew the lock of the resource `URI`")
 	return cmd
 }

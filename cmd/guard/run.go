@@ -7,13 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 	"github.com/guardlocks/guard/sandbox"
 )
 
 func newRunCmd(env *guard.Env) *cobra.Command {
-	o := cli.RunOptions{LockOptions: cli.LockOptions{Env: env}}
+	o := command.RunOptions{LockOptions: command.LockOptions{Env: env}}
 	var contested, noContest bool
 	sb := sandbox.WrapOptions{Env: env}
 	var sandboxed bool
@@ -61,7 +61,7 @@ refuses its writes into every area locked by someone else (see guard sandbox).`,
 				sb.Host = o.Host
 				o.Wrap = sandbox.Wrap(sb)
 			}
-			return cli.RunRun(o)
+			return command.RunRun(o)
 		},
 	}
 	addClaimFlags(cmd, &o.LockOptions, &contested, &noContest)

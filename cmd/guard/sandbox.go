@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 	"github.com/guardlocks/guard/sandbox"
 )
 
@@ -47,7 +47,7 @@ COMMAND unsandboxed with a warning.`,
 			o.Command = args
 			o.Environ = os.Environ()
 			// The roots file is read as guard scan reads it.
-			_, roots, err := cli.ResolveRoots(env, cli.RootsInput{})
+			_, roots, err := command.ResolveRoots(env, command.RootsInput{})
 			if err != nil {
 				return err
 			}

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newScanCmd(env *guard.Env) *cobra.Command {
-	o := cli.ScanOptions{Env: env}
+	o := command.ScanOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "scan [ROOT...]",
 		Short: "List the active locks under the roots",
@@ -20,7 +20,7 @@ default_max_depth (4; shallow roots to shallow_depth, 2) unless --max-depth is g
 --all adds expired locks; --write-cache writes LOCK-CACHE.md as lock_roots.json says.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Roots = args
-			return cli.RunScan(o)
+			return command.RunScan(o)
 		},
 	}
 	addRootsFlags(cmd, &o.RootsInput)
@@ -31,7 +31,7 @@ default_max_depth (4; shallow roots to shallow_depth, 2) unless --max-depth is g
 }
 
 // addRootsFlags adds the flags that say where to look (scan, prune).
-func addRootsFlags(cmd *cobra.Command, in *cli.RootsInput) {
+func addRootsFlags(cmd *cobra.Command, in *command.RootsInput) {
 	cmd.Flags().StringVar(&in.RootsFile, "roots-file", "", "lock_roots.json to read roots, depths and skip_dirs from")
 	cmd.Flags().IntVar(&in.MaxDepth, "max-depth", 0, "walk every root this deep (0: the roots file's depths, default 4)")
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/history"
-	"github.com/guardlocks/guard/internal/cli"
 	"github.com/guardlocks/guard/lockcore"
 	"github.com/guardlocks/guard/watch"
 	"github.com/guardlocks/guard/web"
@@ -21,7 +21,7 @@ import (
 
 // serveOptions are guard serve's flags.
 type serveOptions struct {
-	roots cli.RootsInput
+	roots command.RootsInput
 	addr  string
 	open  bool
 }
@@ -40,7 +40,7 @@ this terminal can use the page, so it is the person's channel (user locks may be
 and removed there) and agents cannot use it. Loopback only; one per state directory.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.roots.Roots = args
-			rc, roots, err := cli.ResolveRoots(env, o.roots)
+			rc, roots, err := command.ResolveRoots(env, o.roots)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/etcdtest"
+	"github.com/guardlocks/guard/internal/testing/etcdtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

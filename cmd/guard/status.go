@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newStatusCmd(env *guard.Env) *cobra.Command {
-	o := cli.StatusOptions{Env: env}
+	o := command.StatusOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "status [DIR]",
 		Short: "Say whether an active lock covers a directory (0 free, 1 locked)",
@@ -21,10 +21,10 @@ be read: fail closed).`,
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
-			return cli.RunStatus(o)
+			return command.RunStatus(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, `print {"dir", "locked", "locks": [...]}`)
-	cmd.Flags().Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "whether the resource `URI` is locked (instead of a directory)")
+	cmd.Flags().Var(command.ResourceFlag{URI: &o.Resource}, "resource", "whether the resource `URI` is locked (instead of a directory)")
 	return cmd
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newTeamCmd(env *guard.Env) *cobra.Command {
-	o := cli.TeamOptions{Env: env}
+	o := command.TeamOptions{Env: env}
 	team := &cobra.Command{
 		Use:   "team checkin|checkout|claim|release|show|message [DIR] ...",
 		Short: "Read and edit a team lock: presence, file and tool claims with queue, messages",
@@ -49,7 +49,7 @@ that cannot be read unambiguously (nothing written); 2: bad input.`,
 				if len(args) == 1 {
 					o.Dir = args[0]
 				}
-				return cli.RunTeam(o)
+				return command.RunTeam(o)
 			},
 		}
 		if flags != nil {

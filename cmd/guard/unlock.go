@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/internal/cli"
 )
 
 func newUnlockCmd(env *guard.Env) *cobra.Command {
-	o := cli.UnlockOptions{Env: env}
+	o := command.UnlockOptions{Env: env}
 	cmd := &cobra.Command{
 		Use:   "unlock [DIR | LOCKFILE] | --all [ROOT...]",
 		Short: "Release a lock you hold (someone else's only with --force)",
@@ -33,7 +33,7 @@ was nothing to release. User locks and locks of others are never touched.
 			case len(args) == 1:
 				o.Target = args[0]
 			}
-			return cli.RunUnlock(o)
+			return command.RunUnlock(o)
 		},
 	}
 	addHeldLockFlags(cmd, &o.LockNaming, &o.Owner)
@@ -43,6 +43,6 @@ was nothing to release. User locks and locks of others are never touched.
 	f.BoolVar(&o.JSON, "json", false, "print a JSON object instead of the path")
 	f.BoolVar(&o.All, "all", false, "release every lock the owner holds under the ROOTs")
 	f.StringVar(&o.Roots.RootsFile, "roots-file", "", "with --all: the roots of this lock_roots.json")
-	f.Var(cli.ResourceFlag{URI: &o.Resource}, "resource", "release the lock of the resource `URI`")
+	f.Var(command.ResourceFlag{URI: &o.Resource}, "resource", "release the lock of the resource `URI`")
 	return cmd
 }

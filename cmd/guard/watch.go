@@ -11,15 +11,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/history"
-	"github.com/guardlocks/guard/internal/cli"
 	"github.com/guardlocks/guard/lockcore"
 	"github.com/guardlocks/guard/watch"
 )
 
 func newWatchCmd(env *guard.Env) *cobra.Command {
-	var in cli.RootsInput
+	var in command.RootsInput
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "watch [ROOT...] [--roots-file F] [--json]",
@@ -33,7 +33,7 @@ limit), and expiries are reported when the clock passes them. Expiries, and chan
 by tools other than guard (lock files without guard's fence), go into the history.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in.Roots = args
-			rc, roots, err := cli.ResolveRoots(env, in)
+			rc, roots, err := command.ResolveRoots(env, in)
 			if err != nil {
 				return err
 			}

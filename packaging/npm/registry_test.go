@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testenv"
-	"github.com/guardlocks/guard/internal/verdaccio"
+	"github.com/guardlocks/guard/internal/testing/testenv"
+	"github.com/guardlocks/guard/internal/testing/verdaccio"
 )
 
 type runResult struct {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guardlocks/guard/internal/testenv"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // guardBin is the real guard, built once for the scenarios.

@@ -1,0 +1,101 @@
+//go:build unix
+
+package command_test
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/command"
+	"github.com/guardlocks/guard/guard"
+)
+
+// asNobody runs the test helper named test in a copy of this test binary as user
+// nobody (65534), so that file modes bind even when the tests run as root, and returns
+// its output. Directories from the temporary directory down to every path in open are
+// made searchable for that user.
+func asNobody(t *testing.T, test string, env []string, open ...string) string {
+	t.Helper()
+	for _, p := range open {
+		for d := p; strings.HasPrefix(d, os.TempDir()) && d != os.TempDir(); d = filepath.Dir(d) {
+			if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
+				require.NoError(t, os.Chmod(d, st.Mode().Perm()|0o011))
+			}
+		}
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	binDir := t.TempDir()
+	require.NoError(t, os.Chmod(binDir, 0o755))
+	require.NoError(t, os.Chmod(filepath.Dir(binDir), 0o755))
+	bin := filepath.Join(binDir, "cli.test")
+	// A hard link when it can: a copy written here may still be open in a child that a
+	// parallel test is forking, and executing it then fails with "text file busy".
+	if err := os.Link(exe, bin); err != nil {
+		in, err := os.Open(exe)
+		require.NoError(t, err)
+		defer in.Close()
+		out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+		require.NoError(t, err)
+		_, err = io.Copy(out, in)
+		require.NoError(t, err)
+		require.NoError(t, out.Close())
+	}
+
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	got, err := cmd.CombinedOutput()
+	require.NoError(t, err, "child: %s", got)
+	return string(got)
+}
+
+func TestStatusCountsAnUnreadableDirectoryAsLocked(t *testing.T) {
+	root := t.TempDir()
+	files(t, root, map[string]string{"closed/inner/": ""})
+	closed := filepath.Join(root, "closed")
+	// Searchable but not listable: DIR below it exists, its locks cannot be read.
+	require.NoError(t, os.Chmod(closed, 0o311))
+	t.Cleanup(func() { os.Chmod(closed, 0o755) })
+	inner := filepath.Join(closed, "inner")
+
+	if os.Geteuid() == 0 {
+		out := asNobody(t, "TestHelperStatusAsNobody", []string{"GUARD_TEST_STATUS_DIR=" + inner}, inner)
+		assert.Contains(t, out, "exit 1\n")
+		assert.Contains(t, out, `"locked": true`)
+		assert.Contains(t, out, closed)
+		assert.Contains(t, out, "counted as locked (fail closed)")
+		assert.Contains(t, out, "guard status: "+inner+" counts as locked: a directory on the way could not be read (fail closed)\n")
+		return
+	}
+	env, out, errb := readEnv(root, nil)
+	err := command.RunStatus(command.StatusOptions{Env: env, Dir: inner, JSON: true})
+	assert.Equal(t, 1, guard.ExitCode(err))
+	assert.Contains(t, out.String(), `"locked": true`)
+	assert.Contains(t, errb.String(), closed)
+	assert.Contains(t, errb.String(), "counted as locked (fail closed)")
+}
+
+// TestHelperStatusAsNobody is the child of TestStatusCountsAnUnreadableDirectoryAsLocked.
+func TestHelperStatusAsNobody(t *testing.T) {
+	dir := os.Getenv("GUARD_TEST_STATUS_DIR")
+	if dir == "" {
+		t.Skip("only runs as a child of an unprivileged test")
+	}
+	env, out, errb := readEnv("/", nil)
+	err := command.RunStatus(command.StatusOptions{Env: env, Dir: dir, JSON: true})
+	os.Stdout.WriteString(out.String() + errb.String() + "exit " + strconv.Itoa(guard.ExitCode(err)) + "\n")
+	out.Reset()
+	errb.Reset()
+	command.RunStatus(command.StatusOptions{Env: env, Dir: dir})
+	os.Stdout.WriteString(out.String())
+}
