@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +22,8 @@ import (
 // start-up work in every guard process, 2.5 ms of the 7 ms `guard version` took,
 // paid by every hook and agent call whether or not the project has a backend. guard
 // needs ten calls of the API (range, txn, lease grant, revoke, keep-alive, time to
-// live, watch, authenticate); this file carries them, wire.go encodes their messages.
+// live, watch, authenticate); this file connects, stream.go frames a call, calls.go
+// makes them and wire.go encodes their messages.
 // (etcd's JSON gateway would have been simpler, but it refuses a client certificate
 // that has a common name, which mutual TLS setups have.)
 
@@ -109,95 +108,6 @@ func tlsConfig(ca, cert, key string) (*tls.Config, error) {
 }
 
 func (c *client) close() { c.http.CloseIdleConnections() }
-
-// apiError is an error etcd answered with: its gRPC status code and message
-// ("etcdserver: requested lease not found").
-type apiError struct {
-	Code    int
-	Message string
-}
-
-func (e *apiError) Error() string { return e.Message }
-
-// gRPC status codes guard tells apart.
-const (
-	codeNotFound        = 5
-	codeUnavailable     = 14
-	codeUnauthenticated = 16
-)
-
-// isLeaseNotFound reports an answer that the lease no longer exists.
-func isLeaseNotFound(err error) bool {
-	var ae *apiError
-	return errors.As(err, &ae) && ae.Code == codeNotFound && strings.Contains(ae.Message, "lease not found")
-}
-
-// stream is one call's response: its messages, then its status.
-type stream struct {
-	res    *http.Response
-	send   *io.PipeWriter // the request body, open while the call streams
-	cancel context.CancelFunc
-	buf    [5]byte
-}
-
-// recv returns the next message; at the end of the call it returns the call's error
-// status, or io.EOF when the call succeeded.
-func (s *stream) recv() ([]byte, error) {
-	if _, err := io.ReadFull(s.res.Body, s.buf[:]); err != nil {
-		if errors.Is(err, io.EOF) {
-			if st := status(s.res.Trailer); st != nil {
-				return nil, st
-			}
-			return nil, io.EOF
-		}
-		return nil, err
-	}
-	if s.buf[0] != 0 {
-		return nil, errors.New("etcd sent a compressed message")
-	}
-	n := binary.BigEndian.Uint32(s.buf[1:])
-	if n > 64<<20 {
-		return nil, fmt.Errorf("etcd sent a message of %d bytes", n)
-	}
-	msg := make([]byte, n)
-	if _, err := io.ReadFull(s.res.Body, msg); err != nil {
-		return nil, err
-	}
-	return msg, nil
-}
-
-func (s *stream) close() {
-	if s.send != nil {
-		s.send.Close()
-	}
-	s.cancel()
-	s.res.Body.Close()
-}
-
-// status is the gRPC status in h (headers of a call that failed at once, or the
-// trailers), nil for OK or none.
-func status(h http.Header) error {
-	code := h.Get("Grpc-Status")
-	if code == "" || code == "0" {
-		return nil
-	}
-	n, err := strconv.Atoi(code)
-	if err != nil {
-		n = -1
-	}
-	msg, _ := url.PathUnescape(h.Get("Grpc-Message"))
-	if msg == "" {
-		msg = "gRPC status " + code
-	}
-	return &apiError{Code: n, Message: msg}
-}
-
-// frame is msg with gRPC's length prefix.
-func frame(msg []byte) []byte {
-	out := make([]byte, 5, 5+len(msg))
-	binary.BigEndian.PutUint32(out[1:], uint32(len(msg)))
-	return append(out, msg...)
-}
 
 // unary calls method (e.g. "etcdserverpb.KV/Range") with req and returns the answer.
 func (c *client) unary(ctx context.Context, method string, req []byte) ([]byte, error) {
@@ -411,133 +321,3 @@ func (c *client) authToken(ctx context.Context) (string, error) {
 	c.mu.Unlock()
 	return token, nil
 }
-
-// prefixEnd is the end of the range of every key that starts with prefix.
-func prefixEnd(prefix string) []byte {
-	end := []byte(prefix)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return []byte{0} // every key
-}
-
-func (c *client) get(ctx context.Context, key string, prefix bool) (*rangeResponse, error) {
-	var end []byte
-	if prefix {
-		end = prefixEnd(key)
-	}
-	msg, err := c.unary(ctx, "etcdserverpb.KV/Range", rangeRequest([]byte(key), end))
-	if err != nil {
-		return nil, err
-	}
-	return decodeRangeResponse(msg)
-}
-
-func (c *client) txn(ctx context.Context, cmps []compare, ops ...requestOp) (*txnResponse, error) {
-	msg, err := c.unary(ctx, "etcdserverpb.KV/Txn", txnRequest(cmps, ops))
-	if err != nil {
-		return nil, err
-	}
-	return decodeTxnResponse(msg)
-}
-
-func (c *client) grant(ctx context.Context, ttl int64) (int64, error) {
-	msg, err := c.unary(ctx, "etcdserverpb.Lease/LeaseGrant", grantRequest(ttl))
-	if err != nil {
-		return 0, err
-	}
-	r, err := decodeLeaseResponse(msg, true)
-	switch {
-	case err != nil:
-		return 0, err
-	case r.Error != "":
-		return 0, errors.New(r.Error)
-	case r.ID == 0:
-		return 0, errors.New("etcd granted no lease")
-	}
-	return r.ID, nil
-}
-
-func (c *client) revoke(ctx context.Context, id int64) error {
-	_, err := c.unary(ctx, "etcdserverpb.Lease/LeaseRevoke", idRequest(id))
-	return err
-}
-
-func (c *client) timeToLive(ctx context.Context, id int64) (*leaseResponse, error) {
-	msg, err := c.unary(ctx, "etcdserverpb.Lease/LeaseTimeToLive", idRequest(id))
-	if err != nil {
-		return nil, err
-	}
-	return decodeLeaseResponse(msg, false)
-}
-
-// keepAliveOnce renews the lease once: the keep-alive call is a stream, whose first
-// answer is the renewal; a TTL of 0 there means the lease is gone.
-func (c *client) keepAliveOnce(ctx context.Context, id int64) error {
-	s, err := c.open(ctx, "etcdserverpb.Lease/LeaseKeepAlive", idRequest(id), true, false)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	msg, err := s.recv()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("etcd lease keep-alive: no answer")
-		}
-		return err
-	}
-	r, err := decodeLeaseResponse(msg, false)
-	if err != nil {
-		return err
-	}
-	if r.TTL <= 0 {
-		return &apiError{Code: codeNotFound, Message: "etcdserver: requested lease not found"}
-	}
-	return nil
-}
-
-// watcher is one watch stream.
-type watcher struct{ s *stream }
-
-// watch starts a watch of key (with prefix, of every key under it) from revision
-// rev, refused while the member has no leader.
-func (c *client) watch(ctx context.Context, key string, prefix bool, rev int64) (*watcher, error) {
-	var end []byte
-	if prefix {
-		end = prefixEnd(key)
-	}
-	s, err := c.open(ctx, "etcdserverpb.Watch/Watch", watchCreateRequest([]byte(key), end, rev), true, true)
-	if err != nil {
-		return nil, err
-	}
-	return &watcher{s: s}, nil
-}
-
-// next returns the watch's next answer that has events; a canceled or broken watch
-// is an error.
-func (w *watcher) next() (*watchResponse, error) {
-	for {
-		msg, err := w.s.recv()
-		if err != nil {
-			return nil, fmt.Errorf("the watch ended: %w", err)
-		}
-		r, err := decodeWatchResponse(msg)
-		switch {
-		case err != nil:
-			return nil, err
-		case r.Canceled:
-			reason := r.CancelReason
-			if r.CompactRevision != 0 {
-				reason = fmt.Sprintf("revision compacted (to %d)", r.CompactRevision)
-			}
-			return nil, fmt.Errorf("etcd canceled the watch: %s", reason)
-		case len(r.Events) > 0:
-			return r, nil
-		}
-	}
-}
-
-func (w *watcher) close() { w.s.close() }
