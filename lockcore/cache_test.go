@@ -1,7 +1,6 @@
 package lockcore_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,22 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/cache")
 
 // golden compares got with testdata/cache/<name>, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "cache", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, got, 0o644))
-	}
-	want, err := os.ReadFile(p)
-	require.NoError(t, err, "run go test -run %s -update to create it", t.Name())
-	assert.Equal(t, string(want), string(got))
+	guardtest.Golden(t, filepath.Join("testdata", "cache", name), string(got))
 }
 
 // cacheLocks is one lock of each kind of row, at now.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 func holdFor(t *testing.T, dir, owner string, wait time.Duration) (*FileHandle, error) {
@@ -32,7 +34,12 @@ func lostWithin(t *testing.T, h *FileHandle, d time.Duration) error {
 
 func TestHandleRenewsReleasesAndKeepsItsFence(t *testing.T) {
 	dir := t.TempDir()
-	h, err := holdFor(t, dir, "alice", 0)
+	clock := guardtest.NewClock(time.Now())
+	h, err := Hold(context.Background(), Request{
+		Spec:     Spec{Dir: dir, Kind: Exclusive, Owner: "alice", Host: "h1", Expires: "1h"},
+		QueueDir: filepath.Join(t.TempDir(), "queue"),
+		Clock:    clock,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +47,7 @@ func TestHandleRenewsReleasesAndKeepsItsFence(t *testing.T) {
 		t.Fatalf("claim = %+v", h.Acquired())
 	}
 	before, _ := os.ReadFile(h.Path())
-	time.Sleep(1100 * time.Millisecond) // created has one-second resolution
+	clock.Advance(1100 * time.Millisecond) // created has one-second resolution
 	if err := h.Renew(context.Background()); err != nil {
 		t.Fatal(err)
 	}

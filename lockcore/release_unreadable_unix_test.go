@@ -6,16 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -57,21 +56,9 @@ func releaseOutcome(lock string, interactive bool) string {
 // that the file's mode binds although the tests run as root.
 func releaseAsNobody(t *testing.T, lock string, interactive bool) string {
 	t.Helper()
-	for d := filepath.Dir(lock); d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()) && d != os.TempDir(); d = filepath.Dir(d) {
-		if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o005 != 0o005 {
-			require.NoError(t, os.Chmod(d, st.Mode().Perm()|0o055))
-		}
-	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	bin := filepath.Join(t.TempDir(), "lockcore.test")
-	copyFile(t, exe, bin)
-	require.NoError(t, os.Chmod(filepath.Dir(bin), 0o755))
-	cmd := exec.Command(bin, "-test.run=^TestHelperReleaseAsNobody$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "GUARD_TEST_RELEASE="+lock, fmt.Sprintf("GUARD_TEST_RELEASE_TTY=%v", interactive))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, _ := cmd.CombinedOutput()
-	for _, line := range strings.Split(string(out), "\n") {
+	guardtest.Reachable(t, 0o055, filepath.Dir(lock))
+	out, _ := guardtest.AsNobody(t, "TestHelperReleaseAsNobody", []string{"GUARD_TEST_RELEASE=" + lock, fmt.Sprintf("GUARD_TEST_RELEASE_TTY=%v", interactive)})
+	for _, line := range strings.Split(out, "\n") {
 		if v, ok := strings.CutPrefix(line, "OUTCOME "); ok {
 			return v
 		}

@@ -5,16 +5,14 @@ package lockcore_test
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -23,37 +21,16 @@ func mkfifo(t *testing.T, path string) {
 	require.NoError(t, syscall.Mkfifo(path, 0o644))
 }
 
-// nobody is the unprivileged user the unreadable-directory cases run as when the
-// tests themselves run as root (for whom chmod 000 stops nothing).
-const nobody = 65534
-
 // scanAsNobody scans root (depth 4) in a copy of this test binary running as user
 // nobody, so that file modes bind even when the tests run as root. It returns the
-// locks found and the directories reported unreadable. Every directory from / down to
-// root must be searchable by nobody; root's parent directories made by t.TempDir are
-// opened up for that.
+// locks found and the directories reported unreadable. Every directory from root up
+// to the temporary directory is opened up for nobody to list.
 func scanAsNobody(t *testing.T, root string) (locks, unreadable []string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatal("scanAsNobody is only for root")
-	}
-	for d := root; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()) && d != os.TempDir(); d = filepath.Dir(d) {
-		if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o005 != 0o005 {
-			require.NoError(t, os.Chmod(d, st.Mode().Perm()|0o055))
-		}
-	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	bin := filepath.Join(t.TempDir(), "lockcore.test")
-	copyFile(t, exe, bin)
-	require.NoError(t, os.Chmod(filepath.Dir(bin), 0o755))
-
-	cmd := exec.Command(bin, "-test.run=^TestHelperScanAsNobody$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "GUARD_TEST_SCAN_ROOT="+root)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
+	guardtest.Reachable(t, 0o055, root)
+	out, err := guardtest.AsNobody(t, "TestHelperScanAsNobody", []string{"GUARD_TEST_SCAN_ROOT=" + root})
 	require.NoError(t, err, "child: %s", out)
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		if p, ok := strings.CutPrefix(sc.Text(), "LOCK "); ok {
 			locks = append(locks, p)
@@ -78,22 +55,4 @@ func TestHelperScanAsNobody(t *testing.T) {
 	for _, e := range res.Errors {
 		fmt.Printf("UNREADABLE %s: %v\n", e.Path, e.Err)
 	}
-}
-
-// copyFile puts the executable from at to: a hard link when it can (a copy written by
-// this process may still be open in a child that a parallel test is forking, and
-// executing it then fails with "text file busy", golang.org/issue/22315).
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.Link(from, to); err == nil {
-		return
-	}
-	in, err := os.Open(from)
-	require.NoError(t, err)
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	require.NoError(t, err)
-	_, err = io.Copy(out, in)
-	require.NoError(t, err)
-	require.NoError(t, out.Close())
 }
