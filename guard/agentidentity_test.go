@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 func TestAnAgentIsItsGuardOwnerElseItsSession(t *testing.T) {
@@ -54,7 +56,7 @@ func TestGuardMCPFindsTheSessionItsClientsHookJudged(t *testing.T) {
 		t.Skip("process ancestry is read from /proc")
 	}
 	repo := t.TempDir()
-	require.NoError(t, exec.Command("git", "init", "-q", repo).Run())
+	guardtest.InitRepo(t, repo)
 	home := t.TempDir()
 	vars := map[string]string{"HOME": home}
 	env := &Env{Dir: repo, Getenv: func(k string) string { return vars[k] }}

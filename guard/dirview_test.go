@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -45,21 +45,9 @@ func TestPolicyViewsDecideAsThePathByPathWalk(t *testing.T) {
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
 	wt := filepath.Join(root, "wt")
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + root, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
-	require.NoError(t, os.MkdirAll(repo, 0o755))
-	git(repo, "init", "-q")
-	write(t, filepath.Join(repo, "README"), "r\n")
-	git(repo, "add", ".")
-	git(repo, "commit", "-qm", "init")
-	git(repo, "worktree", "add", "-q", "--detach", wt)
+	guardtest.InitRepo(t, repo)
+	guardtest.Commit(t, repo, "init", map[string]string{"README": "r\n"})
+	guardtest.Git(t, repo, "worktree", "add", "-q", "--detach", wt)
 
 	other := fresh                                       // alice's
 	mine := "owner: bob\ncreated: 2026-11-29T11:00:00\n" // the caller's own

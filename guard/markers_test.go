@@ -2,13 +2,14 @@ package guard
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 func TestParsePublicSeparatesChecksChoresAndNotes(t *testing.T) {
@@ -89,13 +90,9 @@ func TestFindMarkersFailsClosedOnOddFiles(t *testing.T) {
 		root := t.TempDir()
 		main := filepath.Join(root, "main")
 		wt := filepath.Join(root, "wt")
-		write(t, filepath.Join(main, "pkg", "package.json"), "{}")
-		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", "x"}, {"worktree", "add", "-q", wt}} {
-			cmd := exec.Command("git", args...)
-			cmd.Dir = main
-			out, err := cmd.CombinedOutput()
-			require.NoError(t, err, string(out))
-		}
+		guardtest.InitRepo(t, main)
+		guardtest.Commit(t, main, "x", map[string]string{"pkg/package.json": "{}"})
+		guardtest.Git(t, main, "worktree", "add", "-q", wt)
 		write(t, filepath.Join(main, "PRIVATE.txt"), "internal")
 		ms := FindMarkers(filepath.Join(wt, "pkg"))
 		require.Len(t, ms.Private, 1)

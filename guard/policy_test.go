@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -135,20 +136,9 @@ func TestPolicySeesLocksAcrossWorktrees(t *testing.T) {
 	root := t.TempDir()
 	main := filepath.Join(root, "main")
 	wt := filepath.Join(root, "wt")
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
-	require.NoError(t, os.MkdirAll(filepath.Join(main, "src"), 0o755))
-	git(main, "init", "-q")
-	write(t, filepath.Join(main, "src", "a.go"), "package a\n")
-	git(main, "add", ".")
-	git(main, "commit", "-qm", "init")
-	git(main, "worktree", "add", "-q", "--detach", wt)
+	guardtest.InitRepo(t, main)
+	guardtest.Commit(t, main, "init", map[string]string{"src/a.go": "package a\n"})
+	guardtest.Git(t, main, "worktree", "add", "-q", "--detach", wt)
 
 	// A lock in the main clone stops the linked worktree ...
 	write(t, filepath.Join(main, "src", "LOCK.txt"), fresh)

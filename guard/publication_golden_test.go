@@ -2,17 +2,15 @@ package guard
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-var updatePublication = flag.Bool("update-publication", false, "rewrite the golden refusals in testdata/publication")
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+)
 
 // TestPublicationRefusalsMatchTheGoldenFiles pins the full text a person or agent
 // reads when a marker refuses a publication (temporary paths written as $ROOT). Lock
@@ -48,13 +46,7 @@ func TestPublicationRefusalsMatchTheGoldenFiles(t *testing.T) {
 			d.Explain(&out)
 			got := strings.ReplaceAll(out.String(), root, "$ROOT")
 			golden := filepath.Join("testdata", "publication", tc.name+".golden")
-			if *updatePublication {
-				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test ./guard -run Golden -update-publication to create it")
-			assert.Equal(t, string(want), got)
+			guardtest.Golden(t, golden, got)
 		})
 	}
 }

@@ -2,14 +2,13 @@ package guard
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -242,24 +241,13 @@ func TestClaimMutexDir(t *testing.T) {
 	}
 	assert.Equal(t, plain, ClaimMutexDir(plain), "outside a repository: the directory itself")
 
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = main
-		cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + base, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x"}
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	git("init", "-q", "-b", "main")
-	write(t, filepath.Join(main, "src", "f"), "x")
-	git("add", ".")
-	git("commit", "-q", "-m", "c")
+	guardtest.InitRepo(t, main)
+	guardtest.Commit(t, main, "c", map[string]string{"src/f": "x"})
 	src := filepath.Join(main, "src")
 	assert.Equal(t, main, ClaimMutexDir(src), "in a repository: its root")
 
 	wt := filepath.Join(base, "wt")
-	git("worktree", "add", "-q", wt)
+	guardtest.Git(t, main, "worktree", "add", "-q", wt)
 	assert.Equal(t, main, ClaimMutexDir(src), "with a linked worktree: the smallest working-tree root")
 	assert.Equal(t, main, ClaimMutexDir(filepath.Join(wt, "src")))
 	assert.Equal(t, main, ClaimMutexDir(wt))
