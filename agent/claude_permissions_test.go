@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 // The rule syntax of Claude Code's permissions documentation, one example each.
@@ -137,12 +138,7 @@ func newClaudeProject(t *testing.T, files map[string]string) claudeProject {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
 	}
-	p.env = &guard.Env{Dir: p.repo, Getenv: func(k string) string {
-		if k == "HOME" {
-			return p.home
-		}
-		return ""
-	}}
+	p.env = envtest.New(envtest.Dir(p.repo), envtest.Vars(map[string]string{"HOME": p.home})).Env
 	return p
 }
 
@@ -231,9 +227,7 @@ func TestLoadClaudeRulesRefusesASettingsFileItCannotRead(t *testing.T) {
 // CLAUDE_PROJECT_DIR (set by Claude Code for its hooks) names the project whose
 // settings apply, wherever the command runs.
 func TestClaudeSettingsFilesUseClaudeProjectDir(t *testing.T) {
-	env := &guard.Env{Getenv: func(k string) string {
-		return map[string]string{"CLAUDE_PROJECT_DIR": "/work/proj", "HOME": "/home/u", "CLAUDE_CONFIG_DIR": "/cfg"}[k]
-	}}
+	env := envtest.New(envtest.Vars(map[string]string{"CLAUDE_PROJECT_DIR": "/work/proj", "HOME": "/home/u", "CLAUDE_CONFIG_DIR": "/cfg"})).Env
 	var paths []string
 	for _, f := range ClaudeSettingsFiles(env, "/elsewhere/deep", "/etc/claude-code/managed-settings.json") {
 		paths = append(paths, f.Scope+" "+f.Path)

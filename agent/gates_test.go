@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/lockcore"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 // gatesTree builds a repository with one lock that refuses the agent:
@@ -57,16 +57,8 @@ func gatesTree(t testing.TB) string {
 // decideBash asks Decide about a Bash call in dir, with [agent] strict set or not.
 func decideBash(t testing.TB, dir, command string, strict bool) *Verdict {
 	t.Helper()
-	env := &guard.Env{
-		Stdin: strings.NewReader(""), Stdout: &strings.Builder{}, Stderr: &strings.Builder{},
-		Clock: lockcore.FixedClock(fixtureNow), User: "tester", Hostname: "laptop", Dir: dir,
-		Getenv: func(k string) string {
-			if k == "HOME" {
-				return filepath.Join(filepath.Dir(dir), "home")
-			}
-			return ""
-		},
-	}
+	env := envtest.New(envtest.At(fixtureNow), envtest.Identity("tester", "laptop"), envtest.Dir(dir),
+		envtest.Vars(map[string]string{"HOME": filepath.Join(filepath.Dir(dir), "home")})).Env
 	call := &Call{Agent: Claude, SessionID: "sess-1", Cwd: dir, Tool: "Bash", Action: "Bash", Kind: KindShell, Command: command}
 	subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 	require.NoError(t, err)

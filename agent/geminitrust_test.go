@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 // geminiTrusts reads trustedFolders.json as Gemini CLI 0.61 does: the longest rule
@@ -22,12 +22,7 @@ func TestGeminiTrusts(t *testing.T) {
 	for _, d := range []string{"work/a", "work/b/c", "other"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
 	}
-	env := &guard.Env{Getenv: func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}}
+	env := envtest.New(envtest.Vars(map[string]string{"HOME": home})).Env
 	write := func(rel, body string) {
 		p := filepath.Join(home, ".gemini", rel)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))

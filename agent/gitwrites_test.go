@@ -2,7 +2,6 @@ package agent
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // gitLockedRepo makes a real repository with alice's lock on locked/ and a commit of
@@ -28,14 +27,8 @@ func gitLockedRepo(t *testing.T, staged bool) string {
 	write := func(rel, body string) {
 		require.NoError(t, os.WriteFile(filepath.Join(repo, rel), []byte(body), 0o644))
 	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = repo
-		cmd.Env = []string{"HOME=" + root, "PATH=" + testenv.Path(), "GIT_CONFIG_NOSYSTEM=1"}
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-	}
-	git("init", "-q")
+	git := func(args ...string) { guardtest.Git(t, repo, args...) }
+	guardtest.InitRepo(t, repo)
 	write("locked/a.go", "package a\n")
 	write("free/b.go", "package b\n")
 	write("free.patch", "diff --git a/free/b.go b/free/b.go\n--- a/free/b.go\n+++ b/free/b.go\n@@ -1 +1 @@\n-package b\n+package c\n")
@@ -178,14 +171,7 @@ func TestACommitThatSkipsTheHooksIsJudgedByWhatItCommits(t *testing.T) {
 
 func TestAPushThatSkipsTheHooksIsJudgedByWhatItPublishes(t *testing.T) {
 	repo := gitLockedRepo(t, false)
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = []string{"HOME=" + filepath.Dir(repo), "PATH=" + testenv.Path(), "GIT_CONFIG_NOSYSTEM=1"}
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-	}
+	git := func(dir string, args ...string) { t.Helper(); guardtest.Git(t, dir, args...) }
 	// Nothing is on a remote yet: the first commit, which holds locked/a.go, would be
 	// published.
 	v := decideBash(t, repo, "git push --no-verify origin main", false)

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,10 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/lockcore"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden answers in testdata/agent")
 
 // fixtureNow is the moment every fixture is judged at.
 var fixtureNow = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
@@ -76,13 +74,9 @@ func fixtureTree(t testing.TB) string {
 }
 
 func fixtureEnv(root, stdin string, getenv map[string]string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return &guard.Env{
-		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
-		Clock: lockcore.FixedClock(fixtureNow), User: "tester", Hostname: "laptop",
-		Dir: filepath.Join(root, "repo"), Getenv: func(k string) string { return getenv[k] },
-		Executable: "/usr/local/bin/guard",
-	}, &out, &errb
+	e := envtest.New(envtest.Stdin(stdin), envtest.At(fixtureNow), envtest.Identity("tester", "laptop"),
+		envtest.Dir(filepath.Join(root, "repo")), envtest.Vars(getenv), envtest.Executable("/usr/local/bin/guard"))
+	return e.Env, e.Out, e.Err
 }
 
 // fakeClassify stands in for the publish package's classifier.
@@ -119,12 +113,7 @@ func TestRecordedHookInputs(t *testing.T) {
 			err = RunHook(HookOptions{Env: env, Agent: agentName, Classify: fakeClassify, Sandbox: guard.SandboxOff})
 			got := "exit " + strconv.Itoa(guard.ExitCode(err)) + "\n" + strings.ReplaceAll(out.String(), root, "{{ROOT}}")
 			golden := strings.TrimSuffix(file, ".json") + ".golden"
-			if *update {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test ./agent -update to create %s", golden)
-			assert.Equal(t, string(want), got)
+			guardtest.Golden(t, golden, got)
 		})
 	}
 }

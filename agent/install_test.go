@@ -12,20 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 func installEnv(t *testing.T, dir, home string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	return &guard.Env{
-		Stdout: &out, Stderr: &errb, Dir: dir, Executable: "/opt/guard/bin/guard",
-		Getenv: func(k string) string {
-			if k == "HOME" {
-				return home
-			}
-			return ""
-		},
-	}, &out, &errb
+	e := envtest.New(envtest.Dir(dir), envtest.Executable("/opt/guard/bin/guard"), envtest.Vars(map[string]string{"HOME": home}))
+	return e.Env, e.Out, e.Err
 }
 
 const existingClaudeSettings = `{
@@ -337,17 +330,10 @@ func TestAgentInstallFromABinaryNotCalledGuard(t *testing.T) {
 
 func TestAgentInstallWritesCodexHooksJSON(t *testing.T) {
 	codexHome := t.TempDir()
-	var out bytes.Buffer
-	env := &guard.Env{Stdout: &out, Stderr: &bytes.Buffer{}, Dir: t.TempDir(), Executable: "/opt/guard/bin/guard",
-		Getenv: func(k string) string {
-			if k == "CODEX_HOME" {
-				return codexHome
-			}
-			return ""
-		}}
-	require.NoError(t, RunInstall(InstallOptions{Env: env, Agent: Codex, User: true}))
+	env := envtest.New(envtest.Dir(t.TempDir()), envtest.Executable("/opt/guard/bin/guard"), envtest.Vars(map[string]string{"CODEX_HOME": codexHome}))
+	require.NoError(t, RunInstall(InstallOptions{Env: env.Env, Agent: Codex, User: true}))
 	hooks := filepath.Join(codexHome, "hooks.json")
-	assert.Equal(t, "installed "+hooks+"\n", out.String())
+	assert.Equal(t, "installed "+hooks+"\n", env.Out.String())
 	data, err := os.ReadFile(hooks)
 	require.NoError(t, err)
 	assert.Equal(t, `{

@@ -13,6 +13,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 var sbID = guard.Identity{Owner: "sess-1", Host: "laptop"}
@@ -62,7 +63,7 @@ func TestAlreadySandboxedOnlyForTheHooksOwnForm(t *testing.T) {
 
 func TestSandboxShellIsTheShellClaudeCodeWouldUse(t *testing.T) {
 	env := func(vars map[string]string) *guard.Env {
-		return &guard.Env{Getenv: func(k string) string { return vars[k] }}
+		return envtest.New(envtest.Vars(vars)).Env
 	}
 	assert.Equal(t, "bash", SandboxShell(env(nil)))
 	assert.Equal(t, "/bin/zsh", SandboxShell(env(map[string]string{"SHELL": "/bin/zsh"})))
