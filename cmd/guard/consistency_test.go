@@ -57,6 +57,11 @@ type cqRow struct {
 	entrySays map[string][]string
 	// pending skips the row with this reason (a fix another helper has not landed).
 	pending string
+	// receiveWhy, when set, says why the server's pre-receive gives receiveWant instead
+	// of want (a difference by design: the server judges committed locks only). Every
+	// row that pre-push answers is also asked of pre-receive.
+	receiveWhy  string
+	receiveWant int
 }
 
 // cqEntry asks a world's question through one entry point; it returns the answer as
@@ -85,6 +90,43 @@ var cqEntries = map[string]cqEntry{
 		stdin := fmt.Sprintf("refs/heads/main %s refs/heads/main %s\n", head, old)
 		_, errOut, code := ctRun(t, repo, w.env, stdin, "hook", "pre-push", "origin", remote)
 		return code, errOut
+	},
+	// The server's gate (CONTRACT.md section 13): the same commit pushed over file://
+	// into a bare repository with guard's server hooks, the pusher named by [server]
+	// pusher_env (the row's GUARD_OWNER, as pre-push judges it; the client skips its
+	// own hooks). git shows any refusal as 1; the hook's own 1 and 2 are told apart by
+	// its last line.
+	"pre-receive": func(t *testing.T, w cqWorld) (int, string) {
+		repo, old, head := cqCommit(t, w)
+		bare := filepath.Join(t.TempDir(), "srv.git")
+		ctGit(t, repo, "init", "-q", "--bare", bare)
+		ctGit(t, repo, "push", "-q", "--no-verify", bare, old+":refs/heads/main")
+		ctWrite(t, bare, ".guard.toml", "[server]\npusher_env = \"CQ_PUSHER\"\n")
+		_, errOut, code := ctRun(t, bare, nil, "", "install", "--server", "--repo", bare)
+		require.Equal(t, 0, code, errOut)
+		pusher := "consistency-pusher"
+		for _, e := range w.env {
+			if v, ok := strings.CutPrefix(e, "GUARD_OWNER="); ok && v != "" {
+				pusher = v
+			}
+		}
+		env := append(ctEnv(t, w.env), "CQ_PUSHER="+pusher, "GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x",
+			"GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x")
+		out, code := srvGitPush(t, repo, env, bare, head+":refs/heads/main")
+		srv := srvServer{bare: bare}
+		if code == 0 {
+			require.Equal(t, head, srv.ref(t, "refs/heads/main"), "an accepted push moves the server's ref:\n%s", out)
+			return 0, out
+		}
+		require.Equal(t, old, srv.ref(t, "refs/heads/main"), "a refused push leaves the server's ref:\n%s", out)
+		switch {
+		case strings.Contains(out, "remote: guard: refusing it (fail closed); no ref was updated."):
+			return 2, out
+		case strings.Contains(out, "refused for "+pusher+"; no ref was updated."):
+			return 1, out
+		}
+		t.Fatalf("git push failed without guard's answer (%d):\n%s", code, out)
+		return -1, ""
 	},
 	"ci": func(t *testing.T, w cqWorld) (int, string) {
 		repo, old, head := cqCommit(t, w)
@@ -400,6 +442,51 @@ var consistencyRows = []cqRow{
 		says: []string{"PRIVATE.txt"},
 	},
 	{
+		// Issue 25: the server's gate judges a push into another owner's committed lock
+		// as every client-side entry point does.
+		name: "another owner's committed lock",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/LOCK.txt": cqLock("alice"), "src/a.go": "package a\n"})
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:  []string{"check", "agent-hook", "pre-commit", "pre-push", "ci"},
+		want: 1,
+		says: []string{"LOCK.txt", "alice"},
+	},
+	{
+		name: "the pusher's own committed lock",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/LOCK.txt": cqLock("alice"), "src/a.go": "package a\n"})
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=alice"}}
+		},
+		ask:  []string{"check", "agent-hook", "pre-commit", "pre-push", "ci"},
+		want: 0,
+	},
+	{
+		name: "another owner's lock that is not committed",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/a.go": "package a\n"})
+			ctWrite(t, repo, "src/LOCK.txt", cqLock("alice"))
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:         []string{"check", "agent-hook", "pre-commit", "pre-push", "ci"},
+		want:        1,
+		says:        []string{"LOCK.txt", "alice"},
+		receiveWhy:  "the server has no working tree: it judges the locks committed in the pushed trees (and etcd's), never a clone's uncommitted lock file",
+		receiveWant: 0,
+	},
+	{
+		name: "a committed team lock of the pusher's host",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{".guard.toml": "host = \"h2\"\n", "LOCK.team.h2.txt": cqLock("dave"), "a.txt": "x\n"})
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "a.txt"), env: []string{"GUARD_HOST=", "GUARD_OWNER=erin"}}
+		},
+		ask:         []string{"check", "agent-hook", "pre-commit", "pre-push", "ci"},
+		want:        0,
+		receiveWhy:  "a server has no notion of the pusher's host, so a team lock stops every pusher but its owner (docs/server.md, Limits; fail closed)",
+		receiveWant: 1,
+	},
+	{
 		// Divergence 9 (helper infra): one command-line unwrapper, so guard publish sees
 		// through timeout as the agent hook does.
 		name: "a publication behind timeout under PRIVATE.txt",
@@ -427,13 +514,21 @@ func TestConsistencyEveryEntryPointGivesTheSameAnswer(t *testing.T) {
 			if slices.Contains(ask, "lock") {
 				ask = append(slices.Clone(ask), "mcp-lock")
 			}
+			if slices.Contains(ask, "pre-push") {
+				ask = append(slices.Clone(ask), "pre-receive")
+			}
 			for _, name := range ask {
 				entry, ok := cqEntries[name]
 				require.True(t, ok, "no entry point %q", name)
 				t.Run(name, func(t *testing.T) {
+					want := row.want
+					if name == "pre-receive" && row.receiveWhy != "" {
+						t.Logf("pre-receive answers %d, not %d, by design: %s", row.receiveWant, row.want, row.receiveWhy)
+						want = row.receiveWant
+					}
 					code, msg := entry(t, row.build(t))
-					assert.Equal(t, row.want, code, "guard %s answered %d, the others %d:\n%s", name, code, row.want, msg)
-					if row.want != 0 {
+					assert.Equal(t, want, code, "guard %s answered %d, the others %d:\n%s", name, code, want, msg)
+					if want != 0 && want == row.want {
 						for _, s := range append(append([]string{}, row.says...), row.entrySays[name]...) {
 							assert.Contains(t, msg, s, "guard %s", name)
 						}
