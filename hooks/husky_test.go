@@ -34,18 +34,18 @@ func huskyPackage(t *testing.T) string {
 	return pkg
 }
 
-// readmeHuskyLines returns the shell lines of the README's husky recipe, so that the
-// test runs what the README says.
+// readmeHuskyLines returns the shell lines of docs/hooks.md's husky recipe, so that the
+// test runs what the docs say.
 func readmeHuskyLines(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "hooks.md"))
 	require.NoError(t, err)
 	_, after, ok := strings.Cut(string(readme), "- *husky*")
-	require.True(t, ok, "README has no husky recipe")
+	require.True(t, ok, "docs/hooks.md has no husky recipe")
 	_, after, ok = strings.Cut(after, "  ```sh\n")
-	require.True(t, ok, "README's husky recipe has no sh block")
+	require.True(t, ok, "docs/hooks.md's husky recipe has no sh block")
 	block, _, ok := strings.Cut(after, "  ```\n")
-	require.True(t, ok, "README's husky recipe block does not end")
+	require.True(t, ok, "docs/hooks.md's husky recipe block does not end")
 	var out strings.Builder
 	for _, line := range strings.SplitAfter(block, "\n") {
 		out.WriteString(strings.TrimPrefix(line, "  "))
@@ -54,7 +54,7 @@ func readmeHuskyLines(t *testing.T) string {
 }
 
 // huskyWorld is a repository set up as husky's users do: a package.json, `npx husky
-// init` (husky's bin.js, run by node), then the README's recipe; guard is on PATH, as
+// init` (husky's bin.js, run by node), then the recipe of docs/hooks.md; guard is on PATH, as
 // the recipe needs. main is pushed to a bare origin.
 func huskyWorld(t *testing.T) (w *world, dir, bare string) {
 	t.Helper()
@@ -79,7 +79,7 @@ func huskyWorld(t *testing.T) (w *world, dir, bare string) {
 	// The user's own checks stay before guard's line (this project has no npm test).
 	write(t, dir, ".husky/pre-commit", "echo checks ran\n")
 	r = w.run(dir, "", nil, "sh", "-ec", readmeHuskyLines(t))
-	require.Equal(t, 0, r.code, "the README's husky recipe: %s", r.stderr)
+	require.Equal(t, 0, r.code, "docs/hooks.md's husky recipe: %s", r.stderr)
 	w.git(dir, "add", "package.json", ".husky")
 	w.commitNoVerify(dir, "husky")
 	return w, dir, bare

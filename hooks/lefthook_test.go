@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// lefthookRecipe is the lefthook.yml of the README's "With other hook managers"
+// lefthookRecipe is the lefthook.yml of docs/hooks.md's "With other hook managers"
 // section, word for word: guard runs as a lefthook command, found on PATH.
 const lefthookRecipe = `pre-commit:
   commands:
@@ -82,18 +82,18 @@ func (w *world) lefthookInstall(dir, bin, config string) {
 	require.Contains(w.t, string(hook), `call_lefthook run "pre-commit"`)
 }
 
-// readmeLefthookYAML returns the lefthook.yml the README shows, without the list
-// item's indentation, so that the test runs what the README says.
+// readmeLefthookYAML returns the lefthook.yml docs/hooks.md shows, without the list
+// item's indentation, so that the test runs what the docs say.
 func readmeLefthookYAML(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "hooks.md"))
 	require.NoError(t, err)
 	_, after, ok := strings.Cut(string(readme), "- *lefthook*: in `lefthook.yml`,\n")
-	require.True(t, ok, "README has no lefthook recipe")
+	require.True(t, ok, "docs/hooks.md has no lefthook recipe")
 	block, _, ok := strings.Cut(after, "  ```\n")
-	require.True(t, ok, "README's lefthook recipe has no code block")
+	require.True(t, ok, "docs/hooks.md's lefthook recipe has no code block")
 	block, ok = strings.CutPrefix(block, "  ```yaml\n")
-	require.True(t, ok, "README's lefthook recipe does not start with a yaml block")
+	require.True(t, ok, "docs/hooks.md's lefthook recipe does not start with a yaml block")
 	var out strings.Builder
 	for _, line := range strings.SplitAfter(block, "\n") {
 		out.WriteString(strings.TrimPrefix(line, "  "))
@@ -103,7 +103,7 @@ func readmeLefthookYAML(t *testing.T) string {
 
 func TestLefthookRecipe(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, lefthookRecipe, readmeLefthookYAML(t), "the test must run the README's recipe")
+	require.Equal(t, lefthookRecipe, readmeLefthookYAML(t), "the test must run the recipe of docs/hooks.md")
 	w, bin := lefthookWorld(t)
 	dir := w.repo()
 	bare := w.remote(dir)

@@ -204,7 +204,7 @@ func TestPreCommitFramework(t *testing.T) {
 	})
 }
 
-// TestGuardHookKeptAsPreCommitLegacy is the README's other way: `guard install`, then
+// TestGuardHookKeptAsPreCommitLegacy is docs/hooks.md's other way: `guard install`, then
 // `pre-commit install`, which keeps guard's hook as pre-commit.legacy and runs it
 // before its own hooks.
 func TestGuardHookKeptAsPreCommitLegacy(t *testing.T) {
