@@ -15,7 +15,7 @@ import (
 )
 
 // TestRealAgentsClaimWaitAndReleaseThroughGuardMCP drives two sessions of the real
-// Claude Code and Gemini CLI at once, offline, in one project set up by `guard
+// Claude Code, Gemini CLI and Codex at once, offline, in one project set up by `guard
 // agent-install` (hooks with claim on write, the SessionEnd release, guard mcp
 // registered in the client's own format). The first agent's scripted turn claims
 // src through guard mcp's lock tool: the lock file appears with the agent's session
@@ -24,27 +24,38 @@ import (
 // claim and offering the wait tool; its wait returns once the first session ends,
 // whose SessionEnd hook releases the claim; then its write goes through.
 //
-// Codex is not driven here: it offers MCP tools to the model only through its
-// tool_search, which the fake model does not play (its MCP registration and the
-// identity it gives guard mcp are covered by TestContractAgentInstallSetsUpClaims...
-// and TestMCPClaimsAsTheSessionTheAgentHookJudges).
+// Codex has no session-end event guard can use: its first agent releases the claim
+// with guard mcp's unlock tool instead. Codex offers MCP tools to the models it knows
+// only through its tool_search, which the fake model does not play, so its sessions
+// run as agente2e.CodexToolModel, to which Codex offers them directly.
 func TestRealAgentsClaimWaitAndReleaseThroughGuardMCP(t *testing.T) {
-	for _, name := range []string{agente2e.Claude, agente2e.Gemini} {
+	for _, name := range []string{agente2e.Claude, agente2e.Gemini, agente2e.Codex} {
 		t.Run(name, func(t *testing.T) {
 			bin := agente2e.CLI(t, name)
 			t.Logf("driving %s", agente2e.Version(t, bin))
 			home := t.TempDir()
 			repo := ctRepo(t, map[string]string{"src/a.go": "package a\n", "free/x.txt": "x\n"})
-			_, errOut, code := ctRun(t, repo, []string{"HOME=" + home}, "", "agent-install", name)
+			env := []string{"HOME=" + home}
+			if name == agente2e.Codex {
+				// The user trusts the project: Codex loads its hooks.json only then.
+				agente2e.WriteFile(t, filepath.Join(agente2e.CodexHome(home), "config.toml"),
+					agente2e.CodexConfig(agente2e.NewScript(t))+"\n[projects."+tomlQuote(repo)+"]\ntrust_level = \"trusted\"\n")
+				env = append(env, "CODEX_HOME="+agente2e.CodexHome(home))
+			}
+			_, errOut, code := ctRun(t, repo, env, "", "agent-install", name)
 			require.Equal(t, 0, code, errOut)
 			lock := filepath.Join(repo, "src", "LOCK.txt")
 
-			first := agente2e.NewScript(t,
-				agente2e.Step{Tool: "lock", Args: map[string]any{"path": "src", "purpose": "the parser rewrite", "expires": "1h"}},
-				agente2e.Step{Command: "echo first > src/first.txt"},
+			firstSteps := []agente2e.Step{
+				{Tool: "lock", Args: map[string]any{"path": "src", "purpose": "the parser rewrite", "expires": "1h"}},
+				{Command: "echo first > src/first.txt"},
 				// Holds the session open while the second agent runs into the claim.
-				agente2e.Step{Command: "timeout 180 sh -c 'until [ -e " + filepath.Join(repo, "free", ".second-waits") + " ]; do sleep 0.2; done'; sleep 8"},
-			)
+				{Command: "timeout 180 sh -c 'until [ -e " + filepath.Join(repo, "free", ".second-waits") + " ]; do sleep 0.2; done'; sleep 8"},
+			}
+			if name == agente2e.Codex {
+				firstSteps = append(firstSteps, agente2e.Step{Tool: "unlock", Args: map[string]any{"path": "src"}})
+			}
+			first := agente2e.NewScript(t, firstSteps...)
 			second := agente2e.NewScript(t,
 				agente2e.Step{Command: "echo second > src/second.txt"},
 				agente2e.Step{Command: "touch free/.second-waits"},
@@ -55,7 +66,7 @@ func TestRealAgentsClaimWaitAndReleaseThroughGuardMCP(t *testing.T) {
 				r := agente2e.Run{Dir: repo, Home: home, Timeout: 4 * time.Minute, Allow: []string{"mcp__guard"},
 					// Claude Code defers MCP tools behind its ToolSearch, which the fake model
 					// does not play: load them up front.
-					Env: []string{"ENABLE_TOOL_SEARCH=false"}}
+					Env: []string{"ENABLE_TOOL_SEARCH=false"}, Model: agente2e.CodexToolModel}
 				return e2eRun(t, name, s, r)
 			}
 			firstDone := make(chan agente2e.Result, 1)
@@ -88,7 +99,7 @@ func TestRealAgentsClaimWaitAndReleaseThroughGuardMCP(t *testing.T) {
 
 			secondRes := run(second)
 			firstRes := <-firstDone
-			hist, _, _ := ctRun(t, repo, []string{"HOME=" + home}, "", "history", "--limit", "40")
+			hist, _, _ := ctRun(t, repo, env, "", "history", "--limit", "40")
 			sessions, _ := os.ReadDir(filepath.Join(home, ".local", "state", "guard", "agent-sessions"))
 			for _, e := range sessions {
 				data, _ := os.ReadFile(filepath.Join(home, ".local", "state", "guard", "agent-sessions", e.Name()))
@@ -115,8 +126,21 @@ func TestRealAgentsClaimWaitAndReleaseThroughGuardMCP(t *testing.T) {
 			assert.Equal(t, "second\n", ctRead(t, filepath.Join(repo, "src", "second.txt")), diag("second", second, secondRes))
 			assert.False(t, firstEnd.IsZero())
 
-			// The first session's end released its claim; the second's its lease.
-			assert.NoFileExists(t, lock, "the SessionEnd hook released the claim")
+			if name == agente2e.Codex {
+				// The first agent's unlock released its claim. The second's write then
+				// claimed src for the second session (claim on write), and with no
+				// session-end event that claim stays until it expires.
+				require.Len(t, fr, 4, diag("first", first, firstRes))
+				assert.Regexp(t, `"removed":\s*true`, fr[3], "the unlock tool returned guard unlock --json")
+				assert.Contains(t, fr[3], owner)
+				remains := ctRead(t, lock)
+				assert.NotContains(t, remains, "owner: "+owner+"\n", "the first session's claim is gone")
+				assert.Contains(t, remains, "owner: ", "the second session's claim on write")
+			} else {
+				// The sessions' ends released their claims: the first's, then the
+				// second's claim on write.
+				assert.NoFileExists(t, lock, "the SessionEnd hook released the claims")
+			}
 			assert.Equal(t, 0, firstRes.Code, diag("first", first, firstRes))
 			assert.Equal(t, 0, secondRes.Code, diag("second", second, secondRes))
 			if t.Failed() {

@@ -83,6 +83,9 @@ type Run struct {
 	// Allow adds Claude Code permission rules to --allowedTools (Bash is always
 	// there): mcp__guard lets guard mcp's tools run without a prompt, which -p has not.
 	Allow []string
+	// Model, for Codex, replaces CodexModel for this session (CodexToolModel lets the
+	// fake model call guard mcp's tools).
+	Model string
 }
 
 // Result is what the agent's process did.
@@ -215,6 +218,13 @@ func WriteFile(t testing.TB, path, content string) {
 // CodexModel is a model name Codex knows (its tool set and prompts depend on it).
 const CodexModel = "gpt-5.5"
 
+// CodexToolModel is a model name Codex does not know. Codex offers MCP tools to the
+// models of its catalog only through its tool_search, which the fake model does not
+// play; to a model it does not know (fallback metadata, no tool search) it offers them
+// directly, in a namespace tool named mcp__<server>, and the fake model calls them.
+// Codex warns that the metadata is missing; its shell tool is the same.
+const CodexToolModel = "guard-fake-model"
+
 // CodexHome is the CODEX_HOME of a session in home.
 func CodexHome(home string) string { return filepath.Join(home, ".codex") }
 
@@ -257,7 +267,15 @@ func RunCodex(t testing.TB, s *Server, r Run, extraArgs ...string) Result {
 		"OPENAI_API_KEY=sk-guard-test",
 		"RUST_LOG=warn",
 	}
-	args := append([]string{"exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", "--color", "never"}, extraArgs...)
+	// The provider's address and the model are given per session, so that sessions
+	// with one CODEX_HOME can talk to different fake models at once.
+	model := r.Model
+	if model == "" {
+		model = CodexModel
+	}
+	args := []string{"exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", "--color", "never",
+		"-c", `model_providers.guardfake.base_url="` + s.URL + `/v1"`, "-c", `model="` + model + `"`}
+	args = append(args, extraArgs...)
 	args = append(args, prompt(r))
 	return run(t, r, env, bin, args...)
 }

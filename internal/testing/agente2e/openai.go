@@ -29,9 +29,33 @@ func (s *Server) openai(w http.ResponseWriter, req map[string]any) {
 			tool = asMap(t)
 		}
 	}
-	// Codex offers MCP tools only through its tool_search, which this model does not
-	// play: a tool step ends the script here.
-	step := s.next(results, func(st Step) bool { return st.Tool == "" && tool != nil })
+	// guard mcp's tools: offered directly as functions named mcp__guard__<tool>, or
+	// grouped in a namespace tool named mcp__guard whose function is called with the
+	// namespace beside its name. (Codex defers MCP tools behind its tool_search for the
+	// models that support it, which this model does not play: tests that call them
+	// run Codex with a model name it does not know, CodexToolModel.)
+	mcpTools := map[string]string{} // tool -> namespace ("" when offered as a plain function)
+	prefix := "mcp__" + MCPServer
+	for _, t := range asList(req["tools"]) {
+		tm := asMap(t)
+		name, _ := tm["name"].(string)
+		if name == prefix {
+			for _, inner := range asList(tm["tools"]) {
+				if n, _ := asMap(inner)["name"].(string); n != "" {
+					mcpTools[n] = prefix
+				}
+			}
+		} else if tool, ok := strings.CutPrefix(name, prefix+"__"); ok {
+			mcpTools[tool] = ""
+		}
+	}
+	step := s.next(results, func(st Step) bool {
+		if st.Tool != "" {
+			_, ok := mcpTools[st.Tool]
+			return ok
+		}
+		return tool != nil
+	})
 	cmd := ""
 	if step != nil {
 		cmd = step.Command
@@ -41,7 +65,16 @@ func (s *Server) openai(w http.ResponseWriter, req map[string]any) {
 	e := newSSE(w)
 	e.send("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": respID}})
 	var item map[string]any
-	if cmd != "" {
+	if step != nil && step.Tool != "" {
+		callID := fmt.Sprintf("call_%d", len(results)+1)
+		args, _ := json.Marshal(step.Args)
+		item = map[string]any{"type": "function_call", "id": "fc_" + callID, "call_id": callID, "arguments": string(args)}
+		if ns := mcpTools[step.Tool]; ns != "" {
+			item["namespace"], item["name"] = ns, step.Tool
+		} else {
+			item["name"] = prefix + "__" + step.Tool
+		}
+	} else if cmd != "" {
 		callID := fmt.Sprintf("call_%d", len(results)+1)
 		if tool["type"] == "local_shell" {
 			item = map[string]any{"type": "local_shell_call", "id": "lsh_" + callID, "call_id": callID, "status": "completed",
