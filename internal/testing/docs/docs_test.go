@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
@@ -195,18 +196,6 @@ func TestEveryGuardTOMLKeyIsOnTheConfigurationPage(t *testing.T) {
 	}
 }
 
-// guardBinary builds guard once for this package's tests.
-func guardBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "guard")
-	build := exec.Command("go", "build", "-o", bin, "github.com/guardlocks/guard/cmd/guard")
-	build.Dir = root(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // runGuard runs guard in an empty folder with an environment of the test's own.
 func runGuard(t *testing.T, bin, dir string, args ...string) (string, error) {
 	t.Helper()
@@ -329,7 +318,7 @@ func userPages(t *testing.T) map[string]string {
 }
 
 func TestEveryCommandOfGuardHelpIsDocumented(t *testing.T) {
-	cmds := guardCommands(t, guardBinary(t))
+	cmds := guardCommands(t, guardtest.Binary(t))
 	t.Logf("guard's commands: %v", cmds)
 	for _, c := range undocumented(userPages(t), cmds) {
 		t.Errorf("no page of README.md or docs/ names `guard %s`", c)
