@@ -229,7 +229,7 @@ func examine(env *guard.Env, r gitrun.Repo) RepoReport {
 		case st == "missing":
 			problem("%s hook is not installed (run `guard install`)", name)
 		case st == "foreign" && h.Manager != "":
-			problem("%s hook %s is %s's, and it does not run guard: %s (see README \"With other hook managers\", or run `guard install`)", name, h.Path, h.Manager, h.Why)
+			problem("%s hook %s is %s's, and it does not run guard: %s (see docs/hooks.md, \"With other hook managers\", or run `guard install`)", name, h.Path, h.Manager, h.Why)
 		case st == "foreign":
 			problem("%s hook %s was not written by guard, so guard does not run (run `guard install`)", name, h.Path)
 		case st == "managed":

@@ -130,7 +130,7 @@ func RunInstall(ctx context.Context, o Options) error {
 		return err
 	}
 	if husky(r.Hooks) {
-		fmt.Fprintf(o.Env.Stderr, "guard: warning: %s is managed by husky, which may rewrite it; see README \"Git hooks\" for the husky recipe\n", r.Hooks)
+		fmt.Fprintf(o.Env.Stderr, "guard: warning: %s is managed by husky, which may rewrite it; see docs/hooks.md, \"With other hook managers\", for the husky recipe\n", r.Hooks)
 	}
 	return nil
 }

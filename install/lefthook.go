@@ -58,7 +58,7 @@ func examineLefthook(env *guard.Env, top, name string, hook []byte) managed {
 	where := strings.Join(files, " + ")
 	h, _ := cfg[name].(map[string]any)
 	if h == nil {
-		m.Why = fmt.Sprintf("%s has no %s hook (add the README's recipe)", where, name)
+		m.Why = fmt.Sprintf("%s has no %s hook (add the recipe of docs/hooks.md, \"With other hook managers\")", where, name)
 		return m
 	}
 	if k := firstKey(h, "skip", "only"); k != "" {

@@ -189,7 +189,7 @@ func frameworkGuardHook(env *guard.Env, config string, src []byte, name string) 
 	}
 	stage := frameworkStage(name)
 	skipped := strings.Split(env.Env("SKIP"), ",")
-	why = fmt.Sprintf("%s has no guard hook for the %s stage (the README's recipe: hook ids guard and guard-pre-push)", config, stage)
+	why = fmt.Sprintf("%s has no guard hook for the %s stage (the recipe of docs/hooks.md, \"With other hook managers\": hook ids guard and guard-pre-push)", config, stage)
 	for _, r := range cfg.Repos {
 		if r.Repo == "meta" {
 			continue
