@@ -127,30 +127,36 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// A tag build is a release: pushing a tag is a release-tag operation at the
 	// repository root, whether or not it brings new commits (as in pre-push).
-	if isTagBuild(env) {
-		if !slices.Contains(ops, guard.OpReleaseTag) {
-			ops = append(ops, guard.OpReleaseTag)
-		}
-		abs = append(abs, repo.Top)
+	tag := isTagBuild(env)
+	if tag && !slices.Contains(ops, guard.OpReleaseTag) {
+		ops = append(ops, guard.OpReleaseTag)
 	}
 	report := Report{
 		Base: rng.Base, Head: rng.Head, BaseSource: rng.Source, Ops: ops,
 		Paths: append([]string{}, changed...), Allowed: true,
 		Checks: []guard.DecisionJSON{}, Markers: markers, Notes: append([]string{}, rng.Notes...),
 	}
+	// One commit check per operation (the report lists each), and one for the
+	// committed markers (reported apart, as markers).
 	var decisions []*guard.Decision
-	if len(abs) > 0 {
+	if len(abs) > 0 || tag {
 		for _, op := range ops {
-			dec, err := policy.Check(guard.Request{Ops: []string{op}, Paths: abs, RepoRoot: repo.Top})
-			if err != nil {
+			cc := policy.CommitCheck(guard.Commit{Gate: guard.GateCI, Ops: []string{op}, Root: repo.Top, Whole: tag})
+			if err := cc.Check(abs); err != nil {
 				return guard.Exitf(guard.ExitUsage, "ci: %w", err)
 			}
+			dec := cc.Decision()
 			decisions = append(decisions, dec)
 			report.Checks = append(report.Checks, dec.ToJSON())
-			report.Allowed = report.Allowed && dec.Allowed
 		}
 	}
-	report.Allowed = report.Allowed && len(markers) == 0
+	mc := policy.CommitCheck(guard.Commit{Gate: guard.GateCI, Root: repo.Top})
+	for _, m := range markers {
+		mc.Name(m.Path, filepath.Join(repo.Top, filepath.FromSlash(m.Path)), guard.MarkerPlace(m.Where), guard.Changed)
+	}
+	markerDec := mc.Decision()
+	verdict := guard.JudgeCommit(env, guard.GateCI, append(slices.Clone(decisions), markerDec), nil, nil)
+	report.Allowed = verdict.Pass()
 
 	switch format {
 	case FormatJSON:
@@ -168,8 +174,8 @@ func Run(ctx context.Context, opts Options) error {
 	for _, d := range decisions {
 		d.Explain(env.Stderr)
 	}
-	for _, m := range markers {
-		fmt.Fprintf(env.Stderr, "guard: ci: %s\n", markerMessage(m))
+	for _, b := range markerDec.Blocking {
+		fmt.Fprintf(env.Stderr, "guard: ci: %s\n", b.Reason)
 	}
 	if format == FormatGitHub {
 		if path := env.Env("GITHUB_STEP_SUMMARY"); path != "" {
@@ -182,10 +188,10 @@ func Run(ctx context.Context, opts Options) error {
 		for _, d := range decisions {
 			guard.RecordDecision(env, "ci", subject.Identity.Owner, d)
 		}
-		for _, m := range markers {
-			guard.RecordGate(env, guard.EventRefused, "ci", subject.Identity.Owner, repo.Top, markerMessage(m))
+		for _, b := range markerDec.Blocking {
+			guard.RecordGate(env, guard.EventRefused, "ci", subject.Identity.Owner, repo.Top, b.Reason)
 		}
-		return guard.Silent(guard.ExitRefused)
+		return guard.Silent(verdict.Code())
 	}
 	return nil
 }

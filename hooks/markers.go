@@ -47,15 +47,3 @@ func placed(names []string, place guard.MarkerPlace) []foundMarker {
 	}
 	return found
 }
-
-// markerBlocks turns found markers into the policy's refusals, at their absolute
-// paths under the working tree's top.
-func (s *session) markerBlocks(found []foundMarker) []guard.Block {
-	var blocks []guard.Block
-	for _, m := range found {
-		if reason, refused := guard.CommittedMarker(m.rel, m.place, false); refused {
-			blocks = append(blocks, guard.Block{Path: s.abs([]string{m.rel})[0], Reason: reason})
-		}
-	}
-	return blocks
-}

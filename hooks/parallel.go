@@ -68,7 +68,7 @@ func (s *session) startParallel(ops []string) *parallelCheck {
 				if pc.results[i] == nil {
 					pc.results[i] = d
 				} else {
-					mergeDecision(pc.results[i], d)
+					pc.results[i].Merge(d)
 				}
 			}
 		}()
@@ -106,7 +106,7 @@ func (pc *parallelCheck) wait(into *guard.Decision) error {
 			return pc.errs[i]
 		}
 		if d != nil {
-			mergeDecision(into, d)
+			into.Merge(d)
 		}
 	}
 	slices.SortStableFunc(into.Blocking, func(a, b guard.Block) int { return cmp.Compare(a.Path, b.Path) })

@@ -2,12 +2,9 @@ package hooks
 
 import (
 	"context"
-	"fmt"
-	"path"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
-	"github.com/guardlocks/guard/lockcore"
 )
 
 // RunPreCommit is `guard hook pre-commit`: every staged path (both sides of renames,
@@ -35,21 +32,19 @@ func runCommitHook(ctx context.Context, env *guard.Env, hook string) error {
 func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	// git diff --cached needs nothing from the session, so it is started first and
 	// runs while the session finds the repository. Its output is read as git writes
-	// it: each change is made absolute, judged for the rules that need only its name
-	// (markers, lock files), and each batch handed to the policy, which lists the
-	// batch's folders (several at once) and judges its paths while git still prints
-	// the rest of a large commit. The hook then costs little more than git's diff.
+	// it: each change is made absolute, its name handed to the commit check (markers,
+	// lock files), and each batch to the check's policy, which lists the batch's
+	// folders (several at once) and judges its paths while git still prints the rest
+	// of a large commit. The hook then costs little more than git's diff.
 	type staged struct {
 		chunks [][]string // the absolute paths, one slice per batch (no regrowing)
 		n      int
-		// named are the refusals and warnings that come from a path's name alone.
-		named    []guard.Block
-		warnings []string
-		err      error
+		err    error
 	}
 	type where struct {
 		root    string
 		mirrors []string
+		cc      *guard.CommitCheck
 	}
 	rootc := make(chan where, 1)
 	batches := make(chan []string, 64)
@@ -77,15 +72,14 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 				st.chunks = append(st.chunks, paths)
 				st.n += len(paths)
 				for i, c := range batch {
-					if reason, refused := guard.CommittedMarker(c.Path, guard.MarkerStaged, c.Status == 'D'); refused {
-						st.named = append(st.named, guard.Block{Path: paths[i], Reason: reason})
+					ch := guard.Changed
+					switch c.Status {
+					case 'D':
+						ch = guard.Removed
+					case 'A':
+						ch = guard.Added
 					}
-					// A lock file is usually local: committed, it binds every clone
-					// and guard ci (which sees only committed locks). Say so; it may
-					// be meant.
-					if c.Status == 'A' && lockcore.IsLockName(path.Base(c.Path)) {
-						st.warnings = append(st.warnings, fmt.Sprintf("committing the lock file %s: every clone and guard ci will see it as held; if it is meant to stay local, unstage it (git rm --cached -- %q) and add LOCK*.txt to .git/info/exclude", paths[i], c.Path))
-					}
+					at.cc.Name(c.Path, paths[i], guard.MarkerStaged, ch)
 				}
 				batches <- paths
 				return nil
@@ -100,10 +94,11 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 		<-done
 		return err
 	}
-	rootc <- where{s.root(), s.mirrors}
 	ops := []string{guard.OpCommit}
-	dec, cerr := s.policy.CheckStream(guard.Request{Ops: ops, RepoRoot: s.root(),
-		Fence: s.env.Env("LOCK_FENCE"), FenceFile: s.env.Env("LOCK_FENCE_FILE")}, batches)
+	cc := s.policy.CommitCheck(guard.Commit{Gate: o.hook, Ops: ops, Root: s.root(),
+		Fence: s.env.Env("LOCK_FENCE"), FenceFile: s.env.Env("LOCK_FENCE_FILE")})
+	rootc <- where{s.root(), s.mirrors, cc}
+	cerr := cc.Stream(batches)
 	st := <-done
 	o.repo, o.id = s.repo, s.id
 	if st.err != nil {
@@ -116,11 +111,7 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	for _, c := range st.chunks {
 		paths = append(paths, c...)
 	}
-	if len(st.named) > 0 {
-		dec.Blocking = append(dec.Blocking, st.named...)
-		dec.Allowed = false
-	}
-	dec.Warnings = append(dec.Warnings, st.warnings...)
+	dec := cc.Decision()
 	c := check{what: "staged changes", ops: ops, paths: paths, dec: dec}
 	if !dec.Allowed {
 		c.note = s.mirrorNote()

@@ -192,14 +192,13 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 		c := check{what: u.String(), ref: u.String(), ops: ops}
 		// The first question carries the repository-wide path (a deletion, a tag)
 		// and, once per push, the caller's fence.
-		var first []string
-		if u.Deletion() || u.Tag() {
-			first = []string{s.root()}
-		}
-		if c.dec, err = s.askFenced(ops, first, i == 0); err != nil {
+		cc := s.commitCheck(ops, u.Deletion() || u.Tag(), i == 0)
+		if err := cc.Check(nil); err != nil {
 			return err
 		}
-		c.paths = append(c.paths, first...)
+		if u.Deletion() || u.Tag() {
+			c.paths = append(c.paths, s.root())
+		}
 		// What a forced update would drop is asked of git while the pushed range
 		// is checked (git only: the policy is judged after, on this goroutine).
 		dropc := s.startDropped(ctx, u, have)
@@ -213,10 +212,11 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			tips = b.tips
 		}
 		if revs := PushRange(u, have.commit[u.RemoteSHA], tips); revs != nil && have.commit[u.LocalSHA] {
-			if err := s.checkPublished(ctx, &c, revs, u.LocalSHA); err != nil {
+			if err := s.checkPublished(ctx, cc, &c, revs, u.LocalSHA); err != nil {
 				return fmt.Errorf("%s: %w", u, err)
 			}
 		}
+		c.dec = cc.Decision()
 		if fromBase && !c.dec.Allowed && len(base.distrusted) > 0 {
 			c.note = base.note(remote)
 		}
@@ -239,10 +239,11 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 	return nil
 }
 
-// checkPublished checks into c every path that `git log revs` changes (in batches,
-// while git is still walking history), and the publication markers the push would
-// publish: in the tree of tip (a commit; "" for none) and added by a commit of revs.
-func (s *session) checkPublished(ctx context.Context, c *check, revs []string, tip string) error {
+// checkPublished hands cc every path that `git log revs` changes (in batches, while
+// git is still walking history, judged by the session's parallel policies), and the
+// publication markers the push would publish: in the tree of tip (a commit; "" for
+// none) and added by a commit of revs. c gets the paths, for the bypass log.
+func (s *session) checkPublished(ctx context.Context, cc *guard.CommitCheck, c *check, revs []string, tip string) error {
 	var waitTree func() ([]foundMarker, error)
 	if tip != "" {
 		var err error
@@ -261,7 +262,7 @@ func (s *session) checkPublished(ctx context.Context, c *check, revs []string, t
 		c.paths = append(c.paths, abs...)
 		return nil
 	})
-	if werr := pc.wait(c.dec); err == nil {
+	if werr := pc.wait(cc.Locks()); err == nil {
 		err = werr
 	}
 	var found []foundMarker
@@ -284,9 +285,8 @@ func (s *session) checkPublished(ctx context.Context, c *check, revs []string, t
 		}
 		found = append(found, inRange...)
 	}
-	if blocks := s.markerBlocks(found); len(blocks) > 0 {
-		c.dec.Blocking = append(c.dec.Blocking, blocks...)
-		c.dec.Allowed = false
+	for _, m := range found {
+		cc.Name(m.rel, s.abs([]string{m.rel})[0], m.place, guard.Changed)
 	}
 	return nil
 }

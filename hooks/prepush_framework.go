@@ -36,12 +36,14 @@ func (s *session) frameworkRest(ctx context.Context, remote string, described Re
 	c := check{what: "local commits that " + remote + " lacks", ref: "(refs the pre-commit framework did not name)", ops: ops,
 		note: fmt.Sprintf("the pre-commit framework names only the first ref of a push to its hooks (here %s), and local branches or tags that %s lacks carry the commits refused above; guard cannot tell whether this push includes them, so it refuses (fail closed). "+
 			"Let guard's own pre-push hook see every ref (`guard install --hooks pre-push`; pre-commit keeps it as pre-push.legacy, or guard keeps pre-commit's as pre-push.pre-guard), or push after those commits are fixed", described, remote)}
-	if c.dec, err = s.askFenced(ops, nil, false); err != nil {
+	cc := s.commitCheck(ops, false, false)
+	if err := cc.Check(nil); err != nil {
 		return c, err
 	}
-	if err := s.checkPublished(ctx, &c, revs, ""); err != nil {
+	if err := s.checkPublished(ctx, cc, &c, revs, ""); err != nil {
 		return c, fmt.Errorf("local commits that %s lacks: %w", remote, err)
 	}
+	c.dec = cc.Decision()
 	if !c.dec.Allowed {
 		if refs := s.unpublishedRefs(ctx, revs[slices.Index(revs, "--not"):]); len(refs) > 0 {
 			c.note += "; local refs with commits " + remote + " lacks: " + strings.Join(refs, ", ")

@@ -261,9 +261,8 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr 
 	if tip == "" {
 		lt.markers = nil // the tree listed in full was not the pushed one
 	}
-	var first []string
-	if u.Deletion() || u.Tag() {
-		first = []string{lt.root}
+	whole := u.Deletion() || u.Tag()
+	if whole {
 		c.paths = append(c.paths, "")
 	}
 	// The pushed paths are judged as git prints them, against the locks of the pushed
@@ -283,7 +282,7 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr 
 			}
 		}
 	}()
-	policy, blocks, dec, err := r.policyFor(lt, guard.Request{Ops: ops, Paths: first, RepoRoot: lt.root}, feed)
+	cc, err := r.commitCheck(lt, ops, whole, feed)
 	lg, dr := <-logc, <-dropc
 	if err != nil {
 		return c, err
@@ -300,11 +299,10 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr 
 		all := make(chan []string, 1)
 		all <- lt.abs(changed)
 		close(all)
-		if policy, blocks, dec, err = r.policyFor(lt, guard.Request{Ops: ops, Paths: first, RepoRoot: lt.root}, all); err != nil {
+		if cc, err = r.commitCheck(lt, ops, whole, all); err != nil {
 			return c, err
 		}
 	}
-	c.dec = dec
 
 	found := lt.markers
 	if sawMarker {
@@ -315,53 +313,45 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr 
 		found = append(found, inRange...)
 	}
 	for _, m := range found {
-		if reason, refused := guard.CommittedMarker(m.rel, m.place, false); refused {
-			blocks = append(blocks, guard.Block{Path: lt.abs([]string{m.rel})[0], Reason: reason})
-		}
-		if reason, refused := guard.PrivateOnPublic(r.cfg, m.rel); refused {
-			blocks = append(blocks, guard.Block{Path: lt.abs([]string{m.rel})[0], Reason: reason})
-		}
+		cc.Name(m.rel, lt.abs([]string{m.rel})[0], m.place, guard.Changed)
 	}
 
 	if dr.err != nil {
 		return c, dr.err
 	}
 	if d := dr.d; len(d.Commits) > 0 {
-		dd, err := JudgeDropped(policy, lt.root, d)
+		dd, err := JudgeDropped(cc.Policy(), lt.root, d)
 		if err != nil {
 			return c, err
 		}
 		if !dd.Allowed {
-			mergeDecision(c.dec, dd)
+			cc.Merge(dd)
 			c.notes = append(c.notes, fmt.Sprintf("this forced update drops %d commit(s) of %s that changed the locked paths above: another owner's work would be lost; rebase onto the server's %s (git pull --rebase) instead of replacing it", len(d.Commits), u.Ref, gitrun.Short(u.Old)))
 		}
 	}
-	if len(blocks) > 0 {
-		c.dec.Blocking = append(c.dec.Blocking, blocks...)
-		c.dec.Allowed = false
-	}
+	c.dec = cc.Decision()
 	return c, nil
 }
 
-// policyFor builds the policy that judges a push against the scratch tree lt (the
-// server's configuration, pinned with the pushed .guard.toml) and checks req's paths,
-// then those arriving on paths (abs'd under lt) in the order they come. It reads
-// paths to its end whatever happens, so that what feeds it never blocks. blocks are
-// the refusals of an unreadable pushed .guard.toml.
-func (r *receiver) policyFor(lt *lockTree, req guard.Request, paths <-chan []string) (policy *guard.Policy, blocks []guard.Block, dec *guard.Decision, err error) {
+// commitCheck builds the commit check that judges a push against the scratch tree lt
+// (a policy for the pusher, the server's configuration pinned with the pushed
+// .guard.toml) and hands it the paths arriving on paths (abs'd under lt) in the order
+// they come, the top too when whole. It reads paths to its end whatever happens, so
+// that what feeds it never blocks. An unreadable pushed .guard.toml is a refusal.
+func (r *receiver) commitCheck(lt *lockTree, ops []string, whole bool, paths <-chan []string) (*guard.CommitCheck, error) {
 	defer func() {
 		for range paths {
 		}
 	}()
-	policy = guard.NewPolicy(r.env, guard.Identity{Owner: r.pusher.Owner})
+	policy := guard.NewPolicy(r.env, guard.Identity{Owner: r.pusher.Owner})
 	pinned, treeErr, err := guard.ServerTreeConfig(lt.root, r.cfg)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	policy.PinConfig(lt.root, pinned, nil)
+	cc := policy.CommitCheck(guard.Commit{Gate: r.hook, Ops: ops, Root: lt.root, Whole: whole, Server: r.cfg})
 	if treeErr != nil {
-		blocks = append(blocks, guard.Block{Path: lt.root, Reason: fmt.Sprintf("the pushed %s cannot be read (%v), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, treeErr)})
+		cc.Block(guard.Block{Path: lt.root, Reason: fmt.Sprintf("the pushed %s cannot be read (%v), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, treeErr)})
 	}
-	dec, err = policy.CheckStream(req, paths)
-	return policy, blocks, dec, err
+	return cc, cc.Stream(paths)
 }

@@ -40,7 +40,9 @@ func say(w io.Writer, indent int, text string) {
 func (r *receiver) finish(checks []*receiveCheck) error {
 	w := r.env.Stderr
 	refused := 0
+	decisions := make([]*guard.Decision, 0, len(checks))
 	for _, c := range checks {
+		decisions = append(decisions, c.dec)
 		for _, wn := range c.dec.Warnings {
 			say(w, 0, "warning: "+c.lt.scrub(wn))
 		}
@@ -51,31 +53,31 @@ func (r *receiver) finish(checks []*receiveCheck) error {
 		guard.RecordDecision(r.env, r.hook, r.pusher.Owner, c.dec)
 		r.explain(c)
 	}
-	reason, asked, berr := guard.BypassRequest(PushOptions(r.env))
-	if refused == 0 {
-		if asked {
+	v := guard.JudgeCommit(r.env, r.hook, decisions, nil, &guard.ServerAsk{Config: r.cfg, Pusher: r.pusher, Options: PushOptions(r.env)})
+	b := v.Bypass
+	if v.Pass() {
+		if b.Asked {
 			say(w, 0, fmt.Sprintf("%s: nothing was refused, so push option %s was not needed", r.hook, guard.BypassOption))
 		}
 		return nil
 	}
-	if asked && berr == nil {
-		ok, why := guard.ServerBypass(r.cfg, r.pusher)
-		if ok {
-			logPath, err := r.writeBypass(checks, reason)
+	if b.Asked && b.Err == nil {
+		if v.Bypassed() {
+			logPath, err := r.writeBypass(checks, b.Reason)
 			if err != nil {
 				say(w, 0, fmt.Sprintf("%s: %s is set but the bypass cannot be recorded: %v; refusing (fail closed): a bypass needs its audit trail", r.hook, guard.BypassOption, err))
 				return guard.Silent(guard.ExitUsage)
 			}
 			guard.RecordGate(r.env, guard.EventBypassed, r.hook, r.pusher.Owner, r.repo.CommonDir,
-				fmt.Sprintf("%s %q by %s let a refused push through", guard.BypassOption, reason, r.pusher.User))
-			say(w, 0, fmt.Sprintf("%s: %s by %s (%q): letting this push through; recorded in %s", r.hook, guard.BypassOption, r.pusher.User, reason, logPath))
+				fmt.Sprintf("%s %q by %s let a refused push through", guard.BypassOption, b.Reason, r.pusher.User))
+			say(w, 0, fmt.Sprintf("%s: %s by %s (%q): letting this push through; recorded in %s", r.hook, guard.BypassOption, r.pusher.User, b.Reason, logPath))
 			return nil
 		}
-		say(w, 0, fmt.Sprintf("%s: %s", r.hook, why))
+		say(w, 0, fmt.Sprintf("%s: %s", r.hook, b.Why))
 		guard.RecordGate(r.env, guard.EventRefused, r.hook, r.pusher.Owner, r.repo.CommonDir,
-			fmt.Sprintf("%s %q by %s refused: not in [server] bypass_users", guard.BypassOption, reason, r.pusher.User))
-	} else if berr != nil {
-		say(w, 0, fmt.Sprintf("%s: %v", r.hook, berr))
+			fmt.Sprintf("%s %q by %s refused: not in [server] bypass_users", guard.BypassOption, b.Reason, r.pusher.User))
+	} else if b.Err != nil {
+		say(w, 0, fmt.Sprintf("%s: %v", r.hook, b.Err))
 	}
 	plural := "s"
 	if refused == 1 {

@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
@@ -29,19 +28,20 @@ type outcome struct {
 	checks            []check
 }
 
-// finish turns what a hook found (or the error that stopped it) into the hook's exit:
-// 0 to let git go on, 1 refused, 2 internal error (fail closed). GUARD_BYPASS lets a
-// refusal or an error through and records it in the bypass log (guard.Bypass: one
-// entry for everything the hook refused, locks, markers and visibility alike).
+// finish turns what a hook found (or the error that stopped it) into the hook's exit,
+// as guard.JudgeCommit decides it: 0 to let git go on, 1 refused, 2 internal error
+// (fail closed). GUARD_BYPASS lets a refusal or an error through and records it in
+// the bypass log (one entry for everything the hook refused, locks, markers and
+// visibility alike).
 func finish(env *guard.Env, o outcome, runErr error) error {
 	w := env.Stderr
-	refused := false
+	decisions := make([]*guard.Decision, 0, len(o.checks))
 	for _, c := range o.checks {
 		if c.dec == nil {
 			continue
 		}
+		decisions = append(decisions, c.dec)
 		if !c.dec.Allowed {
-			refused = true
 			guard.RecordDecision(env, o.hook, o.id.Owner, c.dec)
 			if c.ref != "" {
 				fmt.Fprintf(w, "guard: %s: push of %s refused\n", o.hook, c.what)
@@ -52,7 +52,7 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 			fmt.Fprintf(w, "guard: %s: %s\n", o.hook, c.note)
 		}
 	}
-	reason, bypass := guard.Bypass(env, o.hook)
+	v := guard.JudgeCommit(env, o.hook, decisions, runErr, nil)
 	verb := "commit"
 	switch o.hook {
 	case "pre-push":
@@ -63,8 +63,9 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 	if runErr != nil {
 		fmt.Fprintf(w, "guard: %s: cannot check this %s: %v\n", o.hook, verb, runErr)
 	}
-	if bypass && (refused || runErr != nil) {
-		logPath, err := writeBypass(env, o, reason, refused, runErr)
+	if v.Bypassed() {
+		reason := v.Bypass.Reason
+		logPath, err := writeBypass(env, o, reason, v.Refused, runErr)
 		if err != nil {
 			fmt.Fprintf(w, "guard: %s: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", o.hook, err)
 			fmt.Fprintf(w, "guard: refusing (fail closed): a bypass needs its audit trail. Fix the log, or skip the hook with `git %s --no-verify`.\n", verb)
@@ -74,11 +75,11 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 		fmt.Fprintf(w, "guard: %s: GUARD_BYPASS set (%q): letting this %s through; recorded in %s\n", o.hook, reason, verb, logPath)
 		return nil
 	}
-	switch {
-	case runErr != nil:
+	switch v.Code() {
+	case guard.ExitUsage:
 		fmt.Fprintf(w, "guard: refusing this %s (fail closed). Fix the cause above, or bypass once with an audit trail: GUARD_BYPASS=\"<reason>\" git %s ...\n", verb, verb)
 		return guard.Silent(guard.ExitUsage)
-	case refused:
+	case guard.ExitRefused:
 		fmt.Fprintf(w, "\nguard: %s refused. To override with an audit trail: GUARD_BYPASS=\"<reason>\" git %s ...\n", verb, verb)
 		return guard.Silent(guard.ExitRefused)
 	}
@@ -141,15 +142,4 @@ func recovered(fn func() error) (err error) {
 		}
 	}()
 	return fn()
-}
-
-// mergeDecision adds d's refusals and warnings to into (both from one Policy).
-func mergeDecision(into, d *guard.Decision) {
-	into.Blocking = append(into.Blocking, d.Blocking...)
-	for _, w := range d.Warnings {
-		if !slices.Contains(into.Warnings, w) {
-			into.Warnings = append(into.Warnings, w)
-		}
-	}
-	into.Allowed = into.Allowed && d.Allowed
 }

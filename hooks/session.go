@@ -107,18 +107,16 @@ func (s *session) abs(rel []string) []string {
 	return out
 }
 
-func (s *session) ask(ops, paths []string) (*guard.Decision, error) {
-	return s.askFenced(ops, paths, true)
-}
-
-// askFenced asks the policy about paths; with fenced, the caller's LOCK_FENCE and
-// LOCK_FENCE_FILE are checked too (once per hook is enough).
-func (s *session) askFenced(ops, paths []string, fenced bool) (*guard.Decision, error) {
-	req := guard.Request{Ops: ops, Paths: paths, RepoRoot: s.root()}
+// commitCheck starts the commit check of one question of the hook: whole says the
+// change is repository-wide (a deletion, a tag: the top is judged too); with fenced,
+// the caller's LOCK_FENCE and LOCK_FENCE_FILE are checked too (once per hook is
+// enough).
+func (s *session) commitCheck(ops []string, whole, fenced bool) *guard.CommitCheck {
+	q := guard.Commit{Gate: guard.GatePrePush, Ops: ops, Root: s.root(), Whole: whole}
 	if fenced {
-		req.Fence, req.FenceFile = s.env.Env("LOCK_FENCE"), s.env.Env("LOCK_FENCE_FILE")
+		q.Fence, q.FenceFile = s.env.Env("LOCK_FENCE"), s.env.Env("LOCK_FENCE_FILE")
 	}
-	return s.policy.Check(req)
+	return s.policy.CommitCheck(q)
 }
 
 // hookRepo is the repository of a hook that git started: git runs hooks in the top
