@@ -133,10 +133,6 @@ func (c *CommitCheck) Name(rel, abs string, place MarkerPlace, ch Change) {
 	}
 }
 
-// Block adds a refusal the gate found before any path was judged (a pushed
-// .guard.toml the server cannot read).
-func (c *CommitCheck) Block(b Block) { c.named = append(c.named, b) }
-
 // Decision is the answer: the locks' decision with the names' refusals and warnings
 // after it. It settles the check; ask it once the paths are all in.
 func (c *CommitCheck) Decision() *Decision {

@@ -210,7 +210,7 @@ func (p *Policy) PinConfig(dir string, cfg *Config, err error) {
 // ServerTreeConfig is the configuration of a pushed tree written out at top, as the
 // server judges it: the tree's own .guard.toml (its scopes) with the server's
 // [backend] in place of whatever the tree names. treeErr is the pushed file's error
-// (the push is refused: guard cannot tell what its locks cover); err is the server's:
+// (the push cannot be judged: guard cannot tell what its locks cover); err is the server's:
 // a [backend] without project_id cannot be placed on a server (there is no origin
 // remote to take it from).
 func ServerTreeConfig(top string, server *Config) (cfg *Config, treeErr, err error) {

@@ -337,7 +337,9 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr 
 // (a policy for the pusher, the server's configuration pinned with the pushed
 // .guard.toml) and hands it the paths arriving on paths (abs'd under lt) in the order
 // they come, the top too when whole. It reads paths to its end whatever happens, so
-// that what feeds it never blocks. An unreadable pushed .guard.toml is a refusal.
+// that what feeds it never blocks. A pushed .guard.toml that cannot be read leaves the
+// push unjudged: an error (exit 2, the file and line named), as a client's gate and
+// guard ci answer for the same tree (CONTRACT.md section 6).
 func (r *receiver) commitCheck(lt *lockTree, ops []string, whole bool, paths <-chan []string) (*guard.CommitCheck, error) {
 	defer func() {
 		for range paths {
@@ -348,10 +350,10 @@ func (r *receiver) commitCheck(lt *lockTree, ops []string, whole bool, paths <-c
 	if err != nil {
 		return nil, err
 	}
+	if treeErr != nil {
+		return nil, fmt.Errorf("the pushed %s cannot be read (%s), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, lt.scrub(treeErr.Error()))
+	}
 	policy.PinConfig(lt.root, pinned, nil)
 	cc := policy.CommitCheck(guard.Commit{Gate: r.hook, Ops: ops, Root: lt.root, Whole: whole, Server: r.cfg})
-	if treeErr != nil {
-		cc.Block(guard.Block{Path: lt.root, Reason: fmt.Sprintf("the pushed %s cannot be read (%v), so guard cannot tell what its locks cover; fix it and push again", guard.ConfigFileName, treeErr)})
-	}
 	return cc, cc.Stream(paths)
 }

@@ -476,6 +476,18 @@ var consistencyRows = []cqRow{
 		receiveWant: 0,
 	},
 	{
+		// Issue 22 item 2: the server refused a pushed malformed .guard.toml (1) where
+		// every client gate cannot judge the change (2); now each exits 2 naming the line.
+		name: "a committed malformed .guard.toml",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{".guard.toml": "owner = \"a\"\n[scopes\n", "a.txt": "x\n"})
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "a.txt"), env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:  []string{"check", "pre-commit", "pre-push", "ci"},
+		want: 2,
+		says: []string{".guard.toml:2"},
+	},
+	{
 		name: "a committed team lock of the pusher's host",
 		build: func(t *testing.T) cqWorld {
 			repo := ctRepo(t, map[string]string{".guard.toml": "host = \"h2\"\n", "LOCK.team.h2.txt": cqLock("dave"), "a.txt": "x\n"})

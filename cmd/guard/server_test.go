@@ -333,7 +333,11 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 		ctGit(t, c, "commit", "-qm", "broken config")
 		stderr, code := s.push(t, c, "bob", "origin", "HEAD:refs/heads/broken")
 		assert.Equal(t, 1, code, stderr)
-		assert.Contains(t, stderr, "remote: guard:   (the repository): the pushed .guard.toml cannot be read (.guard.toml:1:")
+		// Unjudged, as every client gate leaves a change under a malformed .guard.toml
+		// (exit 2, CONTRACT.md section 6); until issue 22 the server refused it as a
+		// lock would (1).
+		assert.Contains(t, stderr, "remote: guard: pre-receive: cannot check this push: create refs/heads/broken: the pushed .guard.toml cannot\nremote: guard:   be read (.guard.toml:1:")
+		assert.Contains(t, stderr, "remote: guard: refusing it (fail closed); no ref was updated.\n")
 		assert.Empty(t, s.ref(t, "refs/heads/broken"))
 	})
 
