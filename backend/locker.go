@@ -35,9 +35,10 @@ type Locker struct {
 }
 
 // Acquire claims req.Spec: RESPECT (req.Options.Respect, which reads the backend's
-// locks with the files), the lock of the same name in the backend (renewed if it is
-// the caller's, joined if it is this host's team lock, refused otherwise unless
-// Force), the transaction, then the file. With req.Wait it waits for the refusing
+// locks with the files), the lock of the same name (its key, else its file) judged
+// by lockcore.DecideClaim as the files judge it (renewed if it is the caller's,
+// replaced with Force, taken over if freed or expired, joined if it is this host's
+// team lock, refused otherwise), the transaction, then the file. With req.Wait it waits for the refusing
 // lock to go, woken by the backend's watch (and a slow look at the files).
 func (lk *Locker) Acquire(ctx context.Context, req lockcore.Request) (lockcore.Handle, error) {
 	clock := req.Clock
@@ -84,19 +85,14 @@ func (lk *Locker) Acquire(ctx context.Context, req lockcore.Request) (lockcore.H
 	}
 }
 
-// attempt is one claim; rev is the revision it judged at (for the wait).
+// attempt is one claim; rev is the revision it judged at (for the wait). What the
+// claim does about the lock of the same name is lockcore.DecideClaim's decision, as
+// it is for the files; the backend's key, when there is one, is what is found there,
+// otherwise the lock file (a follower whose key is gone is freed).
 func (lk *Locker) attempt(ctx context.Context, req lockcore.Request, now time.Time) (lockcore.Handle, int64, error) {
-	spec := req.Spec
-	if spec.Expires != "" {
-		if norm, ok := lockcore.NormalizeDuration(spec.Expires); ok {
-			spec.Expires = norm
-		}
-	}
-	if err := spec.Validate(); err != nil {
+	spec, err := req.Spec.Prepared()
+	if err != nil {
 		return nil, 0, err
-	}
-	if spec.Kind == lockcore.Team {
-		spec.Host = spec.TeamHost
 	}
 	loc := req.Options.Loc
 	if loc == nil {
@@ -115,7 +111,10 @@ func (lk *Locker) attempt(ctx context.Context, req lockcore.Request, now time.Ti
 	}
 	ttl := lifetime(spec)
 	where := lk.PB.Backend.Where()
-	forced := false
+	// forced is the lock whose grant --force released; the claim then judges again
+	// (the key is gone, its follower file freed), without force: a lock claimed by
+	// someone else meanwhile is refused, not forced out too.
+	var forced *lockcore.Lock
 	for moves := 0; ; moves++ {
 		tctx, cancel := context.WithTimeout(ctx, lk.PB.Timeout())
 		snap, err := lk.PB.Backend.Snapshot(tctx)
@@ -123,58 +122,51 @@ func (lk *Locker) attempt(ctx context.Context, req lockcore.Request, now time.Ti
 		if err != nil {
 			return nil, 0, &guard.UnreachableError{Where: where, Err: err}
 		}
-		claim := guard.BackendClaim{TTL: ttl, Since: snap.Revision}
-		action := lockcore.Created
-		var prev *lockcore.Lock
-		if same := find(snap, bl); same != nil {
-			cur := guard.LockOf(lk.PB.Top, *same, where, loc)
-			if spec.Resource != "" {
-				cur.Path = path
-			}
-			switch {
-			case cur.Owner == spec.Owner:
-				claim.Replace, claim.ReplaceLease, action, prev = same.Fence, same.Lease, lockcore.Renewed, cur
-			case spec.Kind == lockcore.Team && cur.Kind == lockcore.Team:
-				// The agents of one host share its team lock; it stays its owner's.
-				res := &lockcore.Acquired{Path: path, Action: lockcore.Joined, Fence: same.Fence, Lock: cur}
-				return &Handle{res: res, shared: true}, snap.Revision, nil
-			case req.Options.Force && !forced:
-				g, _, err := lk.PB.Backend.Attach(ctx, same.Dir, same.Name, same.Resource)
-				if err == nil {
-					err = g.Release(ctx)
-				}
-				if err != nil && !errors.Is(err, guard.ErrBackendNoLock) && !errors.Is(err, guard.ErrBackendLost) {
-					return nil, 0, fmt.Errorf("replacing %s in %s: %w", path, where, err)
-				}
-				forced = true
-				continue
-			default:
-				return nil, snap.Revision, &lockcore.ConflictError{Lock: cur, Reason: fmt.Sprintf("held by another owner in %s (use --force to replace it)", where)}
-			}
-		} else if file, err := lockcore.ReadLock(path, loc); err == nil {
-			_, follower := file.Fields.Values[FollowerField]
-			switch {
-			case follower || file.Owner == spec.Owner:
-				// The backend freed it (or it is the caller's own file).
-				if file.Owner != spec.Owner {
-					action, prev = lockcore.TookOver, file
-				}
-			case file.Expired(now):
-				action, prev = lockcore.TookOver, file
-			case req.Options.Force:
-				action, prev = lockcore.Replaced, file
-			default:
-				return nil, snap.Revision, &lockcore.ConflictError{Lock: file, Reason: "held by another owner in its lock file (use --force to replace it)"}
-			}
-		}
-		if forced && action == lockcore.Created {
-			action = lockcore.Replaced
-		}
 		var warnings []string
 		if req.Options.Respect != nil {
 			if warnings, err = req.Options.Respect(spec, path); err != nil {
 				return nil, snap.Revision, err
 			}
+		}
+		found, same, err := lk.found(snap, bl, path, loc)
+		if errors.Is(err, lockcore.ErrEntryChanged) && moves < maxMoves {
+			continue
+		}
+		if err != nil {
+			return nil, snap.Revision, err
+		}
+		d := lockcore.DecideClaim(lockcore.ClaimAsk{
+			Owner: spec.Owner, Team: spec.Kind == lockcore.Team, Force: req.Options.Force && forced == nil, Now: now, Where: where,
+		}, found)
+		switch {
+		case d.Err != nil:
+			return nil, snap.Revision, d.Err
+		case d.Action == lockcore.Joined:
+			// The agents of one host share its team lock; it stays its owner's.
+			fence, _ := found.Lock.Fence()
+			if same != nil {
+				fence = same.Fence
+			}
+			res := &lockcore.Acquired{Path: path, Action: lockcore.Joined, Fence: fence, Lock: found.Lock, Warnings: warnings}
+			return &Handle{res: res, shared: true}, snap.Revision, nil
+		case d.Clear == lockcore.ClearHolder:
+			g, _, err := lk.PB.Backend.Attach(ctx, same.Dir, same.Name, same.Resource)
+			if err == nil {
+				err = g.Release(ctx)
+			}
+			if err != nil && !errors.Is(err, guard.ErrBackendNoLock) && !errors.Is(err, guard.ErrBackendLost) {
+				return nil, 0, fmt.Errorf("replacing %s in %s: %w", path, where, err)
+			}
+			forced = found.Lock
+			continue
+		}
+		claim := guard.BackendClaim{TTL: ttl, Since: snap.Revision}
+		if d.Action == lockcore.Renewed && same != nil {
+			claim.Replace, claim.ReplaceLease = same.Fence, same.Lease
+		}
+		action, prev := d.Action, d.Previous
+		if forced != nil && (action == lockcore.Created || action == lockcore.TookOver) {
+			action, prev = lockcore.Replaced, forced
 		}
 		claim.Lock = bl
 		claim.Lock.Body = backendBody(spec, now)
@@ -199,11 +191,26 @@ func (lk *Locker) attempt(ctx context.Context, req lockcore.Request, now time.Ti
 		}
 		l.HeldIn = where
 		res := &lockcore.Acquired{Path: path, Action: action, Fence: g.Fence(), Lock: l, Previous: prev, Warnings: warnings}
-		if action == lockcore.Renewed {
-			res.Updated = nil
-		}
 		return &Handle{res: res, grant: g, spec: spec, ttl: ttl, timeout: lk.PB.Timeout(), clock: lockcore.ClockFunc(time.Now), loc: loc}, snap.Revision, nil
 	}
+}
+
+// found is what a claim of bl finds at its name: the backend's key if the snapshot
+// has one (it is the lock, whatever the file says), else the lock file, freed when
+// it follows a key that is gone.
+func (lk *Locker) found(snap *guard.BackendSnapshot, bl guard.BackendLock, path string, loc *time.Location) (lockcore.Found, *guard.BackendLock, error) {
+	if same := find(snap, bl); same != nil {
+		cur := guard.LockOf(lk.PB.Top, *same, lk.PB.Backend.Where(), loc)
+		if bl.Resource != "" {
+			cur.Path = path
+		}
+		return lockcore.Found{Entry: lockcore.EntryLock, Lock: cur, Path: path}, same, nil
+	}
+	found, err := lockcore.ReadFound(path, loc)
+	if err == nil && found.Entry == lockcore.EntryLock {
+		_, found.Freed = found.Lock.Fields.Values[FollowerField]
+	}
+	return found, nil, err
 }
 
 // find is the snapshot's lock of bl's name (folder and name, or resource).

@@ -80,25 +80,28 @@ const maxAttempts = 50
 //
 //  1. RESPECT: opt.Respect (the policy) is asked whether another live lock stops the
 //     claim; its error refuses and nothing is written, its warnings are returned.
-//  2. No file at the lock path: the body is written to a scratch file, synced, and
-//     link(2)ed to the lock name, which fails if anyone else got there first (the
-//     loser re-evaluates what it now finds). The lock is never visible half-written.
-//  3. The caller's own live lock: renewed in place (created moves to now), and the
-//     options spec gives (expires_after, mode, operations, purpose,
+//  2. What is at the lock's name is read (ReadFound) and judged by DecideClaim, the
+//     one claim engine the backend asks too: created, renewed, taken over,
+//     replaced, joined or refused.
+//  3. Created: the body is written to a scratch file, synced, and link(2)ed to the
+//     lock name, which fails if anyone else got there first (the loser re-evaluates
+//     what it now finds). The lock is never visible half-written.
+//  4. Renewed (the caller's own live lock): renewed in place (created moves to now),
+//     and the options spec gives (expires_after, mode, operations, purpose,
 //     release_condition, an until lock's not_before; empty ones are not given)
-//     replace the lock's values. The
-//     fence, the token, unknown fields and team sections stay as written.
-//  4. An expired lock, or Force: under the lock name's mutex the file is read again,
+//     replace the lock's values. The fence, the token, unknown fields and team
+//     sections stay as written.
+//  5. Taken over or replaced: under the lock name's mutex the file is read again,
 //     and only if it is still the very file that was judged is it replaced with
 //     rename(2) by a new lock whose fence is above the old one. Two processes that
 //     both saw the same expired lock cannot both win, and a fresh lock that replaced
 //     it meanwhile is never removed (npm proper-lockfile issue 121).
-//  5. A live lock of someone else at that name: *ConflictError.
+//  6. Joined (this host's team lock, another agent's): nothing is written.
 //
 // A symlink or other non-regular file at the lock path is never followed: it is
 // refused (ErrNotRegular) unless Force, which replaces the entry itself.
 //
-// Steps 1 and 2 happen under the directory's creation mutex (DirMutexName, or the one
+// Steps 1 to 3 happen under the directory's creation mutex (DirMutexName, or the one
 // of opt.MutexDir), so among guard processes RESPECT and the creation are one atomic
 // step: of LOCK.txt and LOCK.web.txt claimed at once by two owners, one is refused.
 // A claim in a directory below (DIR/sub) takes another mutex. RESPECT reads in both
@@ -108,12 +111,8 @@ const maxAttempts = 50
 // (opt.MutexDir, e.g. the repository's root), as it must for the same relative
 // folder of two working trees of one repository.
 func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
-	if spec.Expires != "" {
-		if norm, ok := NormalizeDuration(spec.Expires); ok {
-			spec.Expires = norm
-		}
-	}
-	if err := spec.Validate(); err != nil {
+	spec, err := spec.Prepared()
+	if err != nil {
 		return nil, err
 	}
 	loc := opt.Loc
@@ -130,9 +129,6 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 		return nil, err
 	} else if !st.IsDir() {
 		return nil, &fs.PathError{Op: "lock", Path: dir, Err: syscall.ENOTDIR}
-	}
-	if spec.Kind == Team {
-		spec.Host = spec.TeamHost
 	}
 	path := spec.Path()
 
@@ -172,8 +168,18 @@ func Acquire(spec Spec, opt AcquireOptions) (*Acquired, error) {
 // acquireOnce makes one attempt; retry means the file changed under it and the caller
 // should look again.
 func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, force bool) (res *Acquired, retry bool, err error) {
-	st, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	found, err := ReadFound(path, loc)
+	if errors.Is(err, ErrEntryChanged) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	d := DecideClaim(ClaimAsk{Owner: spec.Owner, Team: spec.Kind == Team, Force: force, Now: now}, found)
+	switch {
+	case d.Err != nil:
+		return nil, false, d.Err
+	case d.Action == Created:
 		fence := NewFence(0, now)
 		t, err := writeTemp(path, spec.Body(now, fence))
 		if err != nil {
@@ -188,50 +194,33 @@ func acquireOnce(spec Spec, path string, now time.Time, loc *time.Location, forc
 		default:
 			return nil, false, err
 		}
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if !st.Mode().IsRegular() {
-		if !force {
-			return nil, false, &fs.PathError{Op: "lock", Path: path, Err: fmt.Errorf("%w (%s); remove it or use --force", ErrNotRegular, st.Mode().Type())}
-		}
-		return replaceIf(spec, path, expect{nonRegular: true}, nil, Replaced, now, loc)
-	}
-	data, modTime, err := readNoFollow(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
-		return nil, true, nil
-	}
-	if err != nil {
-		if !force {
-			return nil, false, err
-		}
-		// Force replaces even a lock it cannot read.
-		return replaceIf(spec, path, expect{anyFile: true}, nil, Replaced, now, loc)
-	}
-	cur, _ := ParseLock(path, data, modTime, loc)
-	switch {
-	case cur.Owner == spec.Owner && cur.Active(now):
-		nb, updated, err := updateBody(data, now, spec.given(cur.Kind))
+	case d.Action == Joined:
+		// Nothing is written: the team lock stays its owner's.
+		fence, _ := found.Lock.Fence()
+		return &Acquired{Path: path, Action: Joined, Fence: fence, Lock: found.Lock}, false, nil
+	case d.Action == Renewed:
+		cur := found.Lock
+		nb, updated, err := updateBody(found.Data, now, spec.given(cur.Kind))
 		if err != nil {
 			return nil, false, err
 		}
 		fence, _ := cur.Fence()
-		res, retry, err := swapIf(path, expect{data: data}, nb, Renewed, fence, cur, loc)
+		res, retry, err := swapIf(path, expect{data: found.Data}, nb, Renewed, fence, cur, loc)
 		if res != nil {
 			res.Updated = updated
 		}
 		return res, retry, err
-	case force:
-		return replaceIf(spec, path, expect{data: data}, cur, Replaced, now, loc)
-	case cur.Expired(now):
-		return replaceIf(spec, path, expect{data: data}, cur, TookOver, now, loc)
-	case spec.Kind == Team && cur.Kind == Team:
-		// The same name means the same host: the agents of one host share its team lock.
-		fence, _ := cur.Fence()
-		return &Acquired{Path: path, Action: Joined, Fence: fence, Lock: cur}, false, nil
 	}
-	return nil, false, &ConflictError{Lock: cur, Reason: "held by another owner (use --force to replace it)"}
+	// Taken over or replaced (ClearEntry: no service holds a file's lock), provided
+	// the entry is still the one judged.
+	judged := expect{data: found.Data}
+	switch found.Entry {
+	case EntryNotRegular:
+		judged = expect{nonRegular: true}
+	case EntryUnreadable:
+		judged = expect{anyFile: true}
+	}
+	return replaceIf(spec, path, judged, d.Previous, d.Action, now, loc)
 }
 
 // replaceIf replaces the lock at path with a new one of spec, provided the entry is
