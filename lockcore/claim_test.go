@@ -1,6 +1,7 @@
 package lockcore
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -255,4 +256,47 @@ func TestReadFoundTellsTheEntriesApart(t *testing.T) {
 	assert.True(t, f.Lock.Invalid())
 	var ce *ConflictError
 	assert.ErrorAs(t, DecideClaim(ClaimAsk{Owner: "alice", Now: t0}, f).Err, &ce)
+}
+
+// FuzzDecideClaim decides claims on arbitrary lock bodies (as ReadFound parses them):
+// a decision is an action or a refusal, never both; Force is refused only by what
+// is no lock; only the owner's live lock is renewed, only a team claim joins, and
+// only a lock another owner holds live refuses.
+func FuzzDecideClaim(f *testing.F) {
+	f.Add([]byte("owner: bob\ncreated: 2026-11-29T09:59:00\nexpires_after: 1h\n"), "alice", false, false, false)
+	f.Add([]byte("owner: alice\ncreated: 2026-11-29T09:59:00\n"), "alice", true, false, false)
+	f.Add([]byte("owner: bob\ncreated: 2000-01-01T00:00:00\nexpires_after: 1h\nbackend: etcd\n"), "bob", true, true, true)
+	f.Add([]byte{0, 0xff, '\n'}, "", false, false, true)
+	f.Fuzz(func(t *testing.T, body []byte, owner string, team, force, freed bool) {
+		name := "LOCK.txt"
+		if team {
+			name = "LOCK.team.box1.txt"
+		}
+		l, err := ParseLock(filepath.Join("/x", name), body, t0, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := Found{Entry: EntryLock, Lock: l, Path: l.Path, Data: body, Freed: freed}
+		ask := ClaimAsk{Owner: owner, Team: team, Force: force, Now: t0}
+		d := DecideClaim(ask, found)
+		if (d.Action == "") == (d.Err == nil) {
+			t.Fatalf("decision %+v is neither an action nor a refusal, or both", d)
+		}
+		live := !freed && l.Active(t0)
+		switch {
+		case d.Err != nil:
+			var ce *ConflictError
+			if force || !errors.As(d.Err, &ce) || l.Owner == owner && live || !live || team {
+				t.Fatalf("refused %+v with %v", ask, d.Err)
+			}
+		case d.Action == Renewed && !(l.Owner == owner && live):
+			t.Fatalf("renewed a lock that is not the caller's live one: %+v", l)
+		case d.Action == Joined && (!team || force || !live):
+			t.Fatalf("joined with %+v", ask)
+		case d.Action == TookOver && live:
+			t.Fatal("took over a live lock")
+		case d.Clear == ClearHolder:
+			t.Fatal("a lock read from a file has no holder in a service")
+		}
+	})
 }
