@@ -3,7 +3,6 @@ package hooks_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,44 +10,26 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
-// guardBin is the guard binary built once for the end-to-end tests (by the first
-// newWorld, so that the package's unit tests and fuzz targets do not need it); the
-// hooks that `guard install` writes run it.
+// guardBin is the guard binary of the end-to-end tests (guardtest.Binary, fetched by
+// the first newWorld, so that the package's unit tests and fuzz targets do not need
+// it), and binDir its folder, which holds nothing else; the hooks that `guard install`
+// writes run it.
 var (
-	guardBin   string
-	binDir     string
-	buildOnce  sync.Once
-	buildError error
+	guardBin, binDir string
+	binOnce          sync.Once
 )
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "guard-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 func buildGuard(t *testing.T) {
 	t.Helper()
-	buildOnce.Do(func() {
-		guardBin = filepath.Join(binDir, "guard")
-		build := exec.Command("go", "build", "-o", guardBin, "github.com/guardlocks/guard/cmd/guard")
-		out, err := build.CombinedOutput()
-		if err != nil {
-			buildError = fmt.Errorf("building guard: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildError)
+	bin := guardtest.Binary(t)
+	binOnce.Do(func() { guardBin, binDir = bin, filepath.Dir(bin) })
 }
 
 // world is a hermetic environment: no global git config, a pinned identity, and a
@@ -62,15 +43,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	buildGuard(t)
 	home := t.TempDir()
-	return &world{t: t, env: []string{
-		"PATH=" + testenv.Path(),
-		"HOME=" + home,
-		"GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GUARD_OWNER=alice",
-		"GUARD_HOST=testhost",
-		"LANG=C",
-	}}
+	return &world{t: t, env: guardtest.GitEnv(home, "GUARD_OWNER=alice", "GUARD_HOST=testhost", "LANG=C")}
 }
 
 type result struct {

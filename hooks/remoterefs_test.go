@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/internal/gitrun"
-	"github.com/guardlocks/guard/internal/testing/testenv"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 func TestParseFetchDestinations(t *testing.T) {
@@ -93,16 +92,8 @@ func FuzzReflogAndRefspecParsers(f *testing.F) {
 // new drops, with other tips that keep commits.
 func TestDroppedByUpdate(t *testing.T) {
 	dir := t.TempDir()
-	env := []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-		return strings.TrimSpace(string(out))
-	}
+	env := guardtest.GitEnv(guardtest.Home(t))
+	git := func(args ...string) string { t.Helper(); return guardtest.Git(t, dir, args...) }
 	commit := func(path, msg string) string {
 		t.Helper()
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, path)), 0o755))
@@ -137,13 +128,11 @@ func TestDroppedByUpdate(t *testing.T) {
 
 	// Dates skewed: a base newer than the commits on top of it (rev-list's walk, which
 	// stops by dates, would list it as dropped).
-	skewEnv := append(append([]string{}, env...), "GIT_COMMITTER_DATE=2001-01-01T00:00:00Z", "GIT_AUTHOR_DATE=2001-01-01T00:00:00Z")
+	skew := []string{"GIT_COMMITTER_DATE=2001-01-01T00:00:00Z", "GIT_AUTHOR_DATE=2001-01-01T00:00:00Z"}
 	git("checkout", "-q", top)
 	for i := 0; i < 12; i++ {
-		cmd := exec.Command("git", "commit", "-q", "--allow-empty", "-m", "old date")
-		cmd.Dir, cmd.Env = dir, skewEnv
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
+		out, code := guardtest.GitCode(t, dir, skew, "commit", "-q", "--allow-empty", "-m", "old date")
+		require.Equal(t, 0, code, "%s", out)
 	}
 	ahead := git("rev-parse", "HEAD")
 	d, err = DroppedByUpdate(ctx, g, top, ahead)

@@ -5,12 +5,12 @@ package lincheck
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
@@ -24,19 +24,12 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv("LINCHECK_STATUS"); url != "" {
 		Status(url)
 	}
-	dir, err := os.MkdirTemp("", "lincheck-bin-")
+	bin, err := guardtest.BuildBinary()
 	if err != nil {
 		panic(err)
 	}
-	guardBin = filepath.Join(dir, "guard")
-	build := exec.Command("go", "build", "-o", guardBin, "github.com/guardlocks/guard/cmd/guard")
-	if out, err := build.CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	guardBin = bin
+	os.Exit(m.Run())
 }
 
 // scenarios bounds how many scenarios run at once (the machine has two cores).
@@ -88,9 +81,7 @@ func clientEnv(t *testing.T, host func(int) string) func(int) []string {
 // gitTree makes a repository at dir with the locked folder in it.
 func gitTree(t *testing.T, dir string, files map[string]string) string {
 	t.Helper()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init %s: %v\n%s", dir, err, out)
-	}
+	guardtest.InitRepo(t, dir)
 	files[LockDir+"/x.txt"] = "x\n"
 	for rel, body := range files {
 		p := filepath.Join(dir, rel)
