@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // runShell runs a shell command line (as an agent runs its hook) with stdin.

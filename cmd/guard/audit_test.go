@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // fakeGitHubAPI serves the few Enterprise REST endpoints the audit and the pre-push
@@ -41,25 +43,14 @@ func fakeGitHubAPI(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x"}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
-
 func TestAuditGitHubEndToEnd(t *testing.T) {
 	srv := fakeGitHubAPI(t)
 	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
 	root := t.TempDir()
 	clone := filepath.Join(root, "open")
 	require.NoError(t, os.MkdirAll(clone, 0o755))
-	gitIn(t, clone, "init", "-q")
-	gitIn(t, clone, "remote", "add", "origin", "git@"+host+":acme/open.git")
+	guardtest.Git(t, clone, "init", "-q")
+	guardtest.Git(t, clone, "remote", "add", "origin", "git@"+host+":acme/open.git")
 	require.NoError(t, os.WriteFile(filepath.Join(clone, "PRIVATE.txt"), nil, 0o644))
 
 	stdout, stderr, code := runGuard(t, root, []string{"GH_TOKEN=t"}, "audit", "github", "--owner", "acme", "--api-url", srv.URL+"/api/v3/", "--json", root)
@@ -87,11 +78,11 @@ func TestPrePushRefusesPushingAPrivateProjectToAPublicRepository(t *testing.T) {
 	srv := fakeGitHubAPI(t)
 	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
 	repo := t.TempDir()
-	gitIn(t, repo, "init", "-q", "-b", "main")
+	guardtest.Git(t, repo, "init", "-q", "-b", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644))
-	gitIn(t, repo, "add", "a.txt")
-	gitIn(t, repo, "commit", "-q", "-m", "a")
-	sha := gitIn(t, repo, "rev-parse", "HEAD")
+	guardtest.Git(t, repo, "add", "a.txt")
+	guardtest.Git(t, repo, "commit", "-q", "-m", "a")
+	sha := guardtest.Git(t, repo, "rev-parse", "HEAD")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "PRIVATE.txt"), []byte("until the paper is out\n"), 0o644))
 	refLine := "refs/heads/main " + sha + " refs/heads/main " + strings.Repeat("0", 40) + "\n"
 	env := []string{"GITHUB_API_URL=" + srv.URL + "/api/v3", "GUARD_OWNER=alice"}

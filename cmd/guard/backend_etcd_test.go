@@ -20,9 +20,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guardlocks/guard/internal/testing/etcdtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/etcdtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // etcdProject makes an upstream repository whose .guard.toml names the backend, and
@@ -41,11 +43,11 @@ func etcdProject(t *testing.T, endpoints []string, extra string, n int) []string
 	cfg := fmt.Sprintf("[backend]\nkind = \"etcd\"\nendpoints = [%s]\n%s", strings.Join(eps, ", "), extra)
 	work := ctRepo(t, map[string]string{".guard.toml": cfg, "src/a.go": "package a\n", "docs/x.md": "x\n"})
 	up := filepath.Join(t.TempDir(), "up.git")
-	ctGit(t, filepath.Dir(up), "clone", "-q", "--bare", work, up)
+	guardtest.Git(t, filepath.Dir(up), "clone", "-q", "--bare", work, up)
 	var clones []string
 	for i := range n {
 		c := filepath.Join(t.TempDir(), fmt.Sprintf("clone%d", i))
-		ctGit(t, filepath.Dir(c), "clone", "-q", up, c)
+		guardtest.Git(t, filepath.Dir(c), "clone", "-q", up, c)
 		clones = append(clones, c)
 	}
 	return clones
@@ -117,7 +119,7 @@ func TestEtcdLockInOneCloneRefusesEditsAndCIInAFreshClone(t *testing.T) {
 
 	// A commit of b's that touches src, checked by guard ci in a fresh clone.
 	ctWrite(t, b, "src/a.go", "package a // changed\n")
-	ctGit(t, b, "commit", "-qam", "change src")
+	guardtest.Git(t, b, "commit", "-qam", "change src")
 	_, stderr, code = ctRun(t, b, hostEnv("ci"), "", "ci", "--base", "origin/main", "--head", "HEAD")
 	assert.Equal(t, 1, code, stderr)
 	assert.Contains(t, stderr, "src/a.go")
@@ -182,7 +184,7 @@ func TestEtcdUnreachableHooksAndChecksFailClosedWithinTheTimeout(t *testing.T) {
 	clones := etcdProject(t, cl.Endpoints(), "dial_timeout = \"1s\"\n", 1)
 	a := clones[0]
 	ctWrite(t, a, "src/b.go", "package a\n")
-	ctGit(t, a, "add", "src/b.go")
+	guardtest.Git(t, a, "add", "src/b.go")
 	_, stderr, code := ctRun(t, a, hostEnv("boxa"), "", "hook", "pre-commit")
 	require.Equal(t, 0, code, stderr)
 

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // etcdServerBin is the packaged etcd: GUARD_TEST_ETCD names another one.
@@ -97,7 +99,7 @@ func TestEtcdBackendAgainstDebiansEtcdServer(t *testing.T) {
 
 	stop()
 	ctWrite(t, b, "docs/y.md", "y\n")
-	ctGit(t, b, "add", "docs/y.md")
+	guardtest.Git(t, b, "add", "docs/y.md")
 	_, stderr, code = ctRun(t, b, hostEnv("boxb"), "", "hook", "pre-commit")
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "cannot be consulted")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
@@ -34,8 +35,8 @@ func TestAuditYieldsToGUARD_BYPASSOnlyWithARecord(t *testing.T) {
 	root := t.TempDir()
 	clone := filepath.Join(root, "open")
 	require.NoError(t, os.MkdirAll(clone, 0o755))
-	gitIn(t, clone, "init", "-q")
-	gitIn(t, clone, "remote", "add", "origin", "git@"+host+":acme/open.git")
+	guardtest.Git(t, clone, "init", "-q")
+	guardtest.Git(t, clone, "remote", "add", "origin", "git@"+host+":acme/open.git")
 	require.NoError(t, os.WriteFile(filepath.Join(clone, "PRIVATE.txt"), nil, 0o644))
 	args := []string{"audit", "github", "--owner", "acme", "--api-url", srv.URL + "/api/v3/", root}
 
@@ -73,12 +74,12 @@ func TestPrePushRecordsLockAndVisibilityRefusalsAsOneBypass(t *testing.T) {
 	srv := fakeGitHubAPI(t)
 	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
 	repo := t.TempDir()
-	gitIn(t, repo, "init", "-q", "-b", "main")
+	guardtest.Git(t, repo, "init", "-q", "-b", "main")
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, "locked"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "locked", "a.txt"), []byte("a\n"), 0o644))
-	gitIn(t, repo, "add", "locked/a.txt")
-	gitIn(t, repo, "commit", "-q", "-m", "a")
-	sha := gitIn(t, repo, "rev-parse", "HEAD")
+	guardtest.Git(t, repo, "add", "locked/a.txt")
+	guardtest.Git(t, repo, "commit", "-q", "-m", "a")
+	sha := guardtest.Git(t, repo, "rev-parse", "HEAD")
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "locked", "LOCK.txt"), []byte("owner: bob\nexpires_after: 24h\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "PRIVATE.txt"), []byte("until the paper is out\n"), 0o644))
 	url := "https://" + host + "/acme/open.git"

@@ -9,28 +9,30 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 func TestCIEndToEnd(t *testing.T) {
 	top := t.TempDir()
 	origin := filepath.Join(top, "origin.git")
 	seed := filepath.Join(top, "seed")
-	gitIn(t, top, "init", "-q", "--bare", "-b", "main", origin)
-	gitIn(t, top, "clone", "-q", origin, seed)
-	gitIn(t, seed, "checkout", "-q", "-b", "main")
+	guardtest.Git(t, top, "init", "-q", "--bare", "-b", "main", origin)
+	guardtest.Git(t, top, "clone", "-q", origin, seed)
+	guardtest.Git(t, seed, "checkout", "-q", "-b", "main")
 	require.NoError(t, os.MkdirAll(filepath.Join(seed, "core"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(seed, "core", "a.go"), []byte("package core\n"), 0o644))
-	gitIn(t, seed, "add", ".")
-	gitIn(t, seed, "commit", "-q", "-m", "base")
-	gitIn(t, seed, "push", "-q", "origin", "main")
-	gitIn(t, seed, "checkout", "-q", "-b", "feature")
+	guardtest.Git(t, seed, "add", ".")
+	guardtest.Git(t, seed, "commit", "-q", "-m", "base")
+	guardtest.Git(t, seed, "push", "-q", "origin", "main")
+	guardtest.Git(t, seed, "checkout", "-q", "-b", "feature")
 	require.NoError(t, os.WriteFile(filepath.Join(seed, "core", "b.go"), []byte("package core\n"), 0o644))
-	gitIn(t, seed, "add", ".")
-	gitIn(t, seed, "commit", "-q", "-m", "feature")
-	gitIn(t, seed, "push", "-q", "origin", "feature")
+	guardtest.Git(t, seed, "add", ".")
+	guardtest.Git(t, seed, "commit", "-q", "-m", "feature")
+	guardtest.Git(t, seed, "push", "-q", "origin", "feature")
 
 	ci := filepath.Join(top, "ci")
-	gitIn(t, top, "clone", "-q", "-b", "feature", "file://"+origin, ci)
+	guardtest.Git(t, top, "clone", "-q", "-b", "feature", "file://"+origin, ci)
 	require.NoError(t, os.WriteFile(filepath.Join(ci, "core", "LOCK.txt"), []byte("owner: bob\npurpose: core rewrite\nexpires_after: 100000d\n"), 0o644))
 	summary := filepath.Join(top, "summary.md")
 	env := []string{"GITHUB_BASE_REF=main", "GITHUB_STEP_SUMMARY=" + summary, "GUARD_OWNER=ci"}
@@ -58,7 +60,7 @@ func TestCIEndToEnd(t *testing.T) {
 	assert.Equal(t, 0, code, "the lock's owner passes its own gate")
 
 	shallow := filepath.Join(top, "shallow")
-	gitIn(t, top, "clone", "-q", "--depth", "1", "-b", "feature", "file://"+origin, shallow)
+	guardtest.Git(t, top, "clone", "-q", "--depth", "1", "-b", "feature", "file://"+origin, shallow)
 	stdout, stderr, code = runGuard(t, shallow, env, "ci", "--format", "github")
 	assert.Equal(t, 2, code)
 	assert.True(t, strings.HasPrefix(stdout, "::error::guard ci: the base origin/main is not in this clone's history because the clone is shallow"), stdout)

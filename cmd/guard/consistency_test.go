@@ -22,6 +22,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // cqWorld is one built tree and the question asked about it.
@@ -95,8 +97,8 @@ var cqEntries = map[string]cqEntry{
 	"pre-push": func(t *testing.T, w cqWorld) (int, string) {
 		repo, old, head := cqCommit(t, w)
 		remote := filepath.Join(t.TempDir(), "remote.git")
-		ctGit(t, repo, "init", "-q", "--bare", remote)
-		ctGit(t, repo, "push", "-q", "--no-verify", remote, old+":refs/heads/main")
+		guardtest.Git(t, repo, "init", "-q", "--bare", remote)
+		guardtest.Git(t, repo, "push", "-q", "--no-verify", remote, old+":refs/heads/main")
 		stdin := fmt.Sprintf("refs/heads/main %s refs/heads/main %s\n", head, old)
 		_, errOut, code := ctRun(t, repo, w.env, stdin, "hook", "pre-push", "origin", remote)
 		return code, errOut
@@ -257,7 +259,7 @@ func cqChange(t *testing.T, w cqWorld) string {
 	require.NoError(t, os.WriteFile(file, []byte("changed by the consistency test\n"), 0o644))
 	rel, err := filepath.Rel(repo, file)
 	require.NoError(t, err)
-	ctGit(t, repo, "add", "-f", "--", filepath.ToSlash(rel))
+	guardtest.Git(t, repo, "add", "-f", "--", filepath.ToSlash(rel))
 	return repo
 }
 
@@ -266,10 +268,10 @@ func cqChange(t *testing.T, w cqWorld) string {
 func cqCommit(t *testing.T, w cqWorld) (repo, old, head string) {
 	t.Helper()
 	repo = cqTop(t, w.path)
-	old = ctGit(t, repo, "rev-parse", "HEAD")
+	old = guardtest.Git(t, repo, "rev-parse", "HEAD")
 	cqChange(t, w)
-	ctGit(t, repo, "commit", "-q", "--no-verify", "-m", "a change for the consistency test")
-	return repo, old, ctGit(t, repo, "rev-parse", "HEAD")
+	guardtest.Git(t, repo, "commit", "-q", "--no-verify", "-m", "a change for the consistency test")
+	return repo, old, guardtest.Git(t, repo, "rev-parse", "HEAD")
 }
 
 func cqTop(t *testing.T, path string) string {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 func TestContractWhoALockStops(t *testing.T) {
@@ -96,12 +98,12 @@ func TestContractLocksAboveTheRepositoryAndAcrossWorktrees(t *testing.T) {
 	outer := t.TempDir()
 	main := filepath.Join(outer, "main")
 	ctMkdir(t, outer, "main")
-	ctGit(t, main, "init", "-q", "-b", "main")
+	guardtest.Git(t, main, "init", "-q", "-b", "main")
 	ctWrite(t, main, "src/a.go", "a\n")
-	ctGit(t, main, "add", "-A")
-	ctGit(t, main, "commit", "-q", "-m", "i")
+	guardtest.Git(t, main, "add", "-A")
+	guardtest.Git(t, main, "commit", "-q", "-m", "i")
 	wt := filepath.Join(outer, "wt")
-	ctGit(t, main, "worktree", "add", "-q", wt)
+	guardtest.Git(t, main, "worktree", "add", "-q", wt)
 	bob := []string{"GUARD_OWNER=bob"}
 
 	t.Run("a lock above the repository root covers it", func(t *testing.T) {

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 func TestContractFenceVariants(t *testing.T) {
@@ -52,7 +54,7 @@ func TestContractFenceVariants(t *testing.T) {
 			assert.Equal(t, c.code, code, errOut)
 
 			ctWrite(t, repo, "a.txt", "changed\n")
-			ctGit(t, repo, "add", "a.txt")
+			guardtest.Git(t, repo, "add", "a.txt")
 			_, errOut, code = ctRun(t, repo, env, "", "hook", "pre-commit")
 			assert.Equal(t, c.code, code, "the pre-commit hook agrees: %s", errOut)
 		})
@@ -140,13 +142,13 @@ func TestContractRacingCreatorsOfOverlappingLocks(t *testing.T) {
 func TestContractFenceRefusesASupersededHolderAtPrePush(t *testing.T) {
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
-	ctGit(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	guardtest.Git(t, base, "init", "-q", "--bare", "-b", "main", remote)
 	repo := ctRepo(t, map[string]string{"a.txt": "a\n"})
-	ctGit(t, repo, "remote", "add", "origin", remote)
-	ctGit(t, repo, "push", "-q", "origin", "main")
+	guardtest.Git(t, repo, "remote", "add", "origin", remote)
+	guardtest.Git(t, repo, "push", "-q", "origin", "main")
 	ctWrite(t, repo, "a.txt", "b\n")
-	ctGit(t, repo, "commit", "-q", "-am", "b")
-	head, parent := ctGit(t, repo, "rev-parse", "HEAD"), ctGit(t, repo, "rev-parse", "HEAD~1")
+	guardtest.Git(t, repo, "commit", "-q", "-am", "b")
+	head, parent := guardtest.Git(t, repo, "rev-parse", "HEAD"), guardtest.Git(t, repo, "rev-parse", "HEAD~1")
 	lock := ctWrite(t, repo, "LOCK.txt", "owner: alice\n"+ctLive+"fence: 2000\n")
 	for _, c := range []struct {
 		fence string

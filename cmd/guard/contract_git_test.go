@@ -3,35 +3,23 @@ package main
 // CONTRACT.md section 4: guard hook, guard install/uninstall and guard ci, with real git.
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
-// ctGitEnv runs git in dir with extra environment (GUARD_OWNER for the hooks) and
-// returns its combined output and exit code.
+// ctGitEnv runs guardtest's git in dir on host box1 with extra environment
+// (GUARD_OWNER for the hooks) and returns its combined output and exit code.
 func ctGitEnv(t *testing.T, dir string, env []string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + testenv.Path(), "HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x", "TZ=UTC", "GUARD_HOST=box1"}, env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), ee.ExitCode()
-	}
-	require.NoError(t, err)
-	return out.String(), 0
+	return guardtest.GitCode(t, dir, append([]string{"GUARD_HOST=box1"}, env...), args...)
 }
 
 func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
@@ -42,32 +30,32 @@ func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
 	}{
 		{"a modified file in a locked folder is refused", func(t *testing.T, repo string) {
 			ctWrite(t, repo, "src/a.go", "changed\n")
-			ctGit(t, repo, "add", "src/a.go")
+			guardtest.Git(t, repo, "add", "src/a.go")
 		}, 1},
 		{"an added file in a locked folder is refused", func(t *testing.T, repo string) {
 			ctWrite(t, repo, "src/new.go", "new\n")
-			ctGit(t, repo, "add", "src/new.go")
+			guardtest.Git(t, repo, "add", "src/new.go")
 		}, 1},
 		{"a deleted file in a locked folder is refused", func(t *testing.T, repo string) {
-			ctGit(t, repo, "rm", "-q", "src/a.go")
+			guardtest.Git(t, repo, "rm", "-q", "src/a.go")
 		}, 1},
 		{"a rename out of a locked folder is refused", func(t *testing.T, repo string) {
-			ctGit(t, repo, "mv", "src/a.go", "docs/a.go")
+			guardtest.Git(t, repo, "mv", "src/a.go", "docs/a.go")
 		}, 1},
 		{"a rename into a locked folder is refused", func(t *testing.T, repo string) {
-			ctGit(t, repo, "mv", "docs/d.md", "src/d.md")
+			guardtest.Git(t, repo, "mv", "docs/d.md", "src/d.md")
 		}, 1},
 		{"a change outside the lock is allowed", func(t *testing.T, repo string) {
 			ctWrite(t, repo, "docs/d.md", "changed\n")
-			ctGit(t, repo, "add", "docs/d.md")
+			guardtest.Git(t, repo, "add", "docs/d.md")
 		}, 0},
 		{"staging PRIVATE.txt is refused", func(t *testing.T, repo string) {
 			ctWrite(t, repo, "PRIVATE.txt", "")
-			ctGit(t, repo, "add", "-f", "PRIVATE.txt")
+			guardtest.Git(t, repo, "add", "-f", "PRIVATE.txt")
 		}, 1},
 		{"staging PUBLIC.txt is refused", func(t *testing.T, repo string) {
 			ctWrite(t, repo, "docs/PUBLIC.txt", "check: true\n")
-			ctGit(t, repo, "add", "-f", "docs/PUBLIC.txt")
+			guardtest.Git(t, repo, "add", "-f", "docs/PUBLIC.txt")
 		}, 1},
 	}
 	for _, c := range cases {
@@ -91,9 +79,9 @@ func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
 	}
 	t.Run("the first commit of a repository is checked too", func(t *testing.T) {
 		repo := t.TempDir()
-		ctGit(t, repo, "init", "-q", "-b", "main")
+		guardtest.Git(t, repo, "init", "-q", "-b", "main")
 		ctWrite(t, repo, "src/a.go", "a\n")
-		ctGit(t, repo, "add", "src/a.go")
+		guardtest.Git(t, repo, "add", "src/a.go")
 		lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\n"+ctLive)
 		_, errOut, code := ctRun(t, repo, []string{"GUARD_OWNER=bob"}, "", "hook", "pre-commit")
 		assert.Equal(t, 1, code)
@@ -103,7 +91,7 @@ func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
 		repo := ctRepo(t, map[string]string{"src/a.go": "a\n"})
 		lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\nmode: soft\n"+ctLive)
 		ctWrite(t, repo, "src/a.go", "b\n")
-		ctGit(t, repo, "add", "src/a.go")
+		guardtest.Git(t, repo, "add", "src/a.go")
 		out, errOut, code := ctRun(t, repo, []string{"GUARD_OWNER=bob"}, "", "hook", "pre-commit")
 		assert.Equal(t, 0, code, errOut)
 		assert.Empty(t, out)
@@ -111,7 +99,7 @@ func TestContractPreCommitChecksEveryStagedPath(t *testing.T) {
 	})
 	t.Run("removing a committed PRIVATE.txt from the index is allowed", func(t *testing.T) {
 		repo := ctRepo(t, map[string]string{"PRIVATE.txt": "committed by mistake\n"})
-		ctGit(t, repo, "rm", "-q", "--cached", "PRIVATE.txt")
+		guardtest.Git(t, repo, "rm", "-q", "--cached", "PRIVATE.txt")
 		_, errOut, code := ctRun(t, repo, nil, "", "hook", "pre-commit")
 		assert.Equal(t, 0, code, errOut)
 	})
@@ -144,7 +132,7 @@ func TestContractInstallUninstall(t *testing.T) {
 
 		ctWrite(t, repo, "src/LOCK.txt", "owner: alice\n"+ctLive)
 		ctWrite(t, repo, "src/a.go", "b\n")
-		ctGit(t, repo, "add", "src/a.go")
+		guardtest.Git(t, repo, "add", "src/a.go")
 		gout, code := ctGitEnv(t, repo, []string{"GUARD_OWNER=bob"}, "commit", "-q", "-m", "x")
 		assert.NotEqual(t, 0, code, "the lock refuses the commit: %s", gout)
 		assert.NotContains(t, gout, "old-hook-ran", "guard runs first and refuses")
@@ -165,9 +153,9 @@ func TestContractInstallUninstall(t *testing.T) {
 	t.Run("a kept pre-push hook still gets git's ref lines, and the markers are ignored", func(t *testing.T) {
 		base := t.TempDir()
 		remote := filepath.Join(base, "remote.git")
-		ctGit(t, base, "init", "-q", "--bare", "-b", "main", remote)
+		guardtest.Git(t, base, "init", "-q", "--bare", "-b", "main", remote)
 		repo := ctRepo(t, map[string]string{"a.txt": "a\n"})
-		ctGit(t, repo, "remote", "add", "origin", remote)
+		guardtest.Git(t, repo, "remote", "add", "origin", remote)
 		seen := filepath.Join(base, "seen")
 		hook := filepath.Join(repo, ".git", "hooks", "pre-push")
 		require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ncat > "+seen+"\n"), 0o755))
@@ -179,11 +167,11 @@ func TestContractInstallUninstall(t *testing.T) {
 
 		ctWrite(t, repo, "PRIVATE.txt", "")
 		ctWrite(t, repo, "sub/PUBLIC.txt", "")
-		assert.Empty(t, ctGit(t, repo, "status", "--porcelain"), "PRIVATE.txt and PUBLIC.txt are ignored")
+		assert.Empty(t, guardtest.Git(t, repo, "status", "--porcelain"), "PRIVATE.txt and PUBLIC.txt are ignored")
 	})
 	t.Run("core.hooksPath is where the hooks go, and --hooks picks them", func(t *testing.T) {
 		repo := ctRepo(t, nil)
-		ctGit(t, repo, "config", "core.hooksPath", "myhooks")
+		guardtest.Git(t, repo, "config", "core.hooksPath", "myhooks")
 		_, errOut, code := ctRun(t, t.TempDir(), nil, "", "install", "--repo", repo, "--hooks", "pre-commit")
 		require.Equal(t, 0, code, errOut)
 		assert.FileExists(t, filepath.Join(repo, "myhooks", "pre-commit"))
@@ -193,7 +181,7 @@ func TestContractInstallUninstall(t *testing.T) {
 	t.Run("a linked worktree installs into the hooks git uses", func(t *testing.T) {
 		repo := ctRepo(t, nil)
 		wt := filepath.Join(t.TempDir(), "wt")
-		ctGit(t, repo, "worktree", "add", "-q", wt)
+		guardtest.Git(t, repo, "worktree", "add", "-q", wt)
 		_, errOut, code := ctRun(t, wt, nil, "", "install")
 		require.Equal(t, 0, code, errOut)
 		assert.FileExists(t, filepath.Join(repo, ".git", "hooks", "pre-commit"))
@@ -212,22 +200,22 @@ func TestContractInstallUninstall(t *testing.T) {
 func TestContractPrePushChecksWhatThePushPublishes(t *testing.T) {
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
-	ctGit(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	guardtest.Git(t, base, "init", "-q", "--bare", "-b", "main", remote)
 	repo := ctRepo(t, map[string]string{"src/a.go": "a\n", "docs/d.md": "d\n"})
-	ctGit(t, repo, "remote", "add", "origin", remote)
-	ctGit(t, repo, "push", "-q", "origin", "main")
+	guardtest.Git(t, repo, "remote", "add", "origin", remote)
+	guardtest.Git(t, repo, "push", "-q", "origin", "main")
 	_, errOut, code := ctRun(t, repo, nil, "", "install")
 	require.Equal(t, 0, code, errOut)
 	lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\n"+ctLive)
 	bob := []string{"GUARD_OWNER=bob"}
 
 	ctWrite(t, repo, "docs/d.md", "d2\n")
-	ctGit(t, repo, "commit", "-q", "-am", "docs")
+	guardtest.Git(t, repo, "commit", "-q", "-am", "docs")
 	out, code := ctGitEnv(t, repo, bob, "push", "-q", "origin", "main")
 	assert.Equal(t, 0, code, "a push of paths outside the lock goes through: %s", out)
 
 	ctWrite(t, repo, "src/a.go", "a2\n")
-	ctGit(t, repo, "commit", "-q", "--no-verify", "-am", "src")
+	guardtest.Git(t, repo, "commit", "-q", "--no-verify", "-am", "src")
 	out, code = ctGitEnv(t, repo, bob, "push", "-q", "origin", "main")
 	assert.NotEqual(t, 0, code, "a commit into the locked folder is refused on push")
 	assert.Contains(t, out, lock)
@@ -236,17 +224,17 @@ func TestContractPrePushChecksWhatThePushPublishes(t *testing.T) {
 	out, code = ctGitEnv(t, repo, []string{"GUARD_OWNER=alice"}, "push", "-q", "origin", "main")
 	assert.Equal(t, 0, code, "the owner pushes: %s", out)
 
-	ctGit(t, repo, "branch", "old", "HEAD~1")
+	guardtest.Git(t, repo, "branch", "old", "HEAD~1")
 	out, code = ctGitEnv(t, repo, bob, "push", "-q", "origin", "old")
 	assert.Equal(t, 0, code, "a new branch of commits the remote has changes no path: %s", out)
 	out, code = ctGitEnv(t, repo, bob, "push", "-q", "origin", ":old")
 	assert.Equal(t, 0, code, "a deletion changes no path: %s", out)
 
-	ctGit(t, repo, "tag", "v1")
+	guardtest.Git(t, repo, "tag", "v1")
 	out, code = ctGitEnv(t, repo, bob, "push", "-q", "origin", "v1")
 	assert.Equal(t, 0, code, "a tag of published commits with no release-tag lock: %s", out)
 	rel := ctWrite(t, repo, "LOCK.rel.txt", "owner: alice\noperations: release-tag\n"+ctLive)
-	ctGit(t, repo, "tag", "v2")
+	guardtest.Git(t, repo, "tag", "v2")
 	out, code = ctGitEnv(t, repo, bob, "push", "-q", "origin", "v2")
 	assert.NotEqual(t, 0, code, "a tag push is a release-tag at the repository root")
 	assert.Contains(t, out, rel)
@@ -254,8 +242,8 @@ func TestContractPrePushChecksWhatThePushPublishes(t *testing.T) {
 	assert.Equal(t, 0, code, "a release-tag lock lets branch pushes through: %s", out)
 
 	t.Run("the hook reads git's ref lines from stdin", func(t *testing.T) {
-		head := ctGit(t, repo, "rev-parse", "HEAD")
-		parent := ctGit(t, repo, "rev-parse", "HEAD~2")
+		head := guardtest.Git(t, repo, "rev-parse", "HEAD")
+		parent := guardtest.Git(t, repo, "rev-parse", "HEAD~2")
 		zero := strings.Repeat("0", 40)
 		_, errOut, code := ctRun(t, repo, bob, "refs/heads/x "+head+" refs/heads/x "+parent+"\n", "hook", "pre-push", "origin", remote)
 		assert.Equal(t, 1, code, errOut)
@@ -268,14 +256,14 @@ func TestContractPrePushChecksWhatThePushPublishes(t *testing.T) {
 func TestContractCI(t *testing.T) {
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
-	ctGit(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	guardtest.Git(t, base, "init", "-q", "--bare", "-b", "main", remote)
 	repo := ctRepo(t, map[string]string{"src/a.go": "a\n", "docs/d.md": "d\n"})
-	ctGit(t, repo, "remote", "add", "origin", remote)
-	ctGit(t, repo, "push", "-q", "origin", "main")
-	ctGit(t, repo, "remote", "set-head", "origin", "main")
-	ctGit(t, repo, "checkout", "-q", "-b", "feat")
+	guardtest.Git(t, repo, "remote", "add", "origin", remote)
+	guardtest.Git(t, repo, "push", "-q", "origin", "main")
+	guardtest.Git(t, repo, "remote", "set-head", "origin", "main")
+	guardtest.Git(t, repo, "checkout", "-q", "-b", "feat")
 	ctWrite(t, repo, "src/a.go", "a2\n")
-	ctGit(t, repo, "commit", "-q", "-am", "src")
+	guardtest.Git(t, repo, "commit", "-q", "-am", "src")
 	lock := ctWrite(t, repo, "src/LOCK.txt", "owner: alice\noperations: push, publish-release\n"+ctLive)
 	bob := []string{"GUARD_OWNER=bob"}
 
@@ -299,7 +287,7 @@ func TestContractCI(t *testing.T) {
 	assert.Equal(t, 2, code)
 
 	t.Run("GITHUB_BASE_REF picks the base branch", func(t *testing.T) {
-		ctGit(t, repo, "push", "-q", "origin", "feat:refs/heads/release")
+		guardtest.Git(t, repo, "push", "-q", "origin", "feat:refs/heads/release")
 		out, errOut, code := ctRun(t, repo, append(bob, "GITHUB_BASE_REF=release"), "", "ci", "--format", "json")
 		assert.Equal(t, 0, code, errOut)
 		assert.Equal(t, []any{}, ctEmptyIfNil(ctObject(t, out)["paths"]))
@@ -307,7 +295,7 @@ func TestContractCI(t *testing.T) {
 	t.Run("each extra --op is checked too", func(t *testing.T) {
 		dir := ctRepo(t, map[string]string{"src/a.go": "a\n"})
 		ctWrite(t, dir, "src/a.go", "b\n")
-		ctGit(t, dir, "commit", "-q", "-am", "b")
+		guardtest.Git(t, dir, "commit", "-q", "-am", "b")
 		ctWrite(t, dir, "src/LOCK.txt", "owner: alice\noperations: publish-release\n"+ctLive)
 		_, errOut, code := ctRun(t, dir, bob, "", "ci", "--base", "HEAD~1")
 		assert.Equal(t, 0, code, "the lock does not block push: %s", errOut)

@@ -13,8 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // ctLive and ctDead are created lines far in the future and far in the past, so
@@ -72,28 +74,16 @@ func ctRead(t *testing.T, p string) string {
 	return string(b)
 }
 
-// ctGit runs git in dir with a pinned identity and no user configuration.
-func ctGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x"}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
-
 // ctRepo creates a git repository on branch main with one commit of the given files.
 func ctRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	ctGit(t, dir, "init", "-q", "-b", "main")
+	guardtest.Git(t, dir, "init", "-q", "-b", "main")
 	for rel, content := range files {
 		ctWrite(t, dir, rel, content)
 	}
-	ctGit(t, dir, "add", "-A")
-	ctGit(t, dir, "commit", "-q", "--allow-empty", "-m", "initial")
+	guardtest.Git(t, dir, "add", "-A")
+	guardtest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial")
 	return dir
 }
 

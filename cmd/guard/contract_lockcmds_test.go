@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // ctBodyKeys lists the keys of a lock body in file order.

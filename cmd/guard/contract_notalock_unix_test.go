@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // ctRunWithin is ctRun with a deadline: a guard that opened a FIFO for reading would
@@ -83,7 +85,7 @@ func TestContractWhatIsNamedLikeALockButIsNoneHoldsTheArea(t *testing.T) {
 
 			ctWrite(t, repo, "area/a.go", "package a // changed\n")
 			ctWrite(t, repo, "free/b.go", "package b // changed\n")
-			ctGit(t, repo, "add", "area/a.go", "free/b.go")
+			guardtest.Git(t, repo, "add", "area/a.go", "free/b.go")
 			out, errOut, code := ctRunWithin(t, repo, bob, "hook", "pre-commit")
 			assert.Equal(t, 1, code, errOut)
 			assert.Empty(t, out)

@@ -14,9 +14,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // ctStandIns puts fake npm and gh on PATH that record their arguments in a log
@@ -72,7 +74,7 @@ func TestContractPublishMarkers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			outer := t.TempDir()
 			project := filepath.Join(outer, "project")
-			ctGit(t, outer, "init", "-q", "-b", "main", project)
+			guardtest.Git(t, outer, "init", "-q", "-b", "main", project)
 			for rel, content := range c.files {
 				ctWrite(t, project, rel, content)
 			}
@@ -149,7 +151,7 @@ func TestContractPublishRunsTheCommandAndItsChores(t *testing.T) {
 		ctWrite(t, outer, "PUBLIC.txt", "check: test -f here\nchore: pwd > where.log\n")
 		ctWrite(t, outer, "here", "")
 		p := filepath.Join(outer, "project")
-		ctGit(t, outer, "init", "-q", p)
+		guardtest.Git(t, outer, "init", "-q", p)
 		_, errOut, code := ctRun(t, p, []string{pathEnv}, "", "publish", "--", "npm", "publish")
 		require.Equal(t, 0, code, errOut)
 		assert.Equal(t, outer+"\n", ctRead(t, filepath.Join(outer, "where.log")))
@@ -246,8 +248,8 @@ func TestContractAuditGitHub(t *testing.T) {
 	root := t.TempDir()
 	clone := func(name, marker string) string {
 		dir := ctMkdir(t, root, name)
-		ctGit(t, dir, "init", "-q")
-		ctGit(t, dir, "remote", "add", "origin", "https://"+host+"/acme/"+name+".git")
+		guardtest.Git(t, dir, "init", "-q")
+		guardtest.Git(t, dir, "remote", "add", "origin", "https://"+host+"/acme/"+name+".git")
 		if marker != "" {
 			ctWrite(t, dir, marker, "")
 		}

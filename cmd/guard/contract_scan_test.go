@@ -12,9 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 func ctScanPaths(t *testing.T, stdout string) []string {

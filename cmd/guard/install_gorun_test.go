@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
@@ -17,7 +18,7 @@ import (
 // says so instead of leaving hooks that fail closed once Go removes it.
 func TestInstallFromGoRunWarns(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "repo")
-	require.NoError(t, exec.Command("git", "init", "-q", repo).Run())
+	guardtest.InitRepo(t, repo)
 	goenv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
 	require.NoError(t, err)
 	f := strings.Fields(string(goenv))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -246,19 +246,10 @@ func TestLockRespectSeesWhatCheckSees(t *testing.T) {
 		base := t.TempDir()
 		main := filepath.Join(base, "main")
 		require.NoError(t, os.Mkdir(main, 0o755))
-		git := func(dir string, args ...string) {
-			cmd := exec.Command("git", args...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
-			out, err := cmd.CombinedOutput()
-			require.NoError(t, err, string(out))
-		}
-		git(main, "init", "-q", "-b", "main")
-		require.NoError(t, os.WriteFile(filepath.Join(main, "f.txt"), []byte("x"), 0o644))
-		git(main, "add", ".")
-		git(main, "commit", "-q", "-m", "c")
+		guardtest.InitRepo(t, main)
+		guardtest.Commit(t, main, "c", map[string]string{"f.txt": "x"})
 		wt := filepath.Join(base, "wt")
-		git(main, "worktree", "add", "-q", wt)
+		guardtest.Git(t, main, "worktree", "add", "-q", wt)
 		_, errOut, code := runGuard(t, main, lockEnv("alice"), "lock")
 		require.Equal(t, 0, code, errOut)
 		_, errOut, code = runGuard(t, wt, lockEnv("bob"), "lock")

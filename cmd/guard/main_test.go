@@ -8,28 +8,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
-// guardBin is the guard binary built once for the end-to-end tests of this package.
+// guardBin is the guard binary of the end-to-end tests of this package
+// (guardtest.Binary: built once per go test run, shared with the other packages).
 var guardBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "guard-bin-")
+	bin, err := guardtest.BuildBinary()
 	if err != nil {
 		panic(err)
 	}
-	guardBin = filepath.Join(dir, "guard")
-	build := exec.Command("go", "build", "-o", guardBin, "-ldflags", "-X main.version=1.2.3 -X main.commit=abc1234 -X main.date=2026-11-29", ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		os.Stderr.Write(out)
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	guardBin = bin
+	os.Exit(m.Run())
 }
 
 // runGuard runs the built binary in dir with a clean, pinned environment.

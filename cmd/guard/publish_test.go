@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // standIns puts stand-in npm and gh executables in a folder that record each run in

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/etcdtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/etcdtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // The server configured against an etcd cluster ([backend] in its .guard.toml): a
@@ -28,7 +30,7 @@ func TestServerRefusesAPushIntoAnAreaLockedInEtcd(t *testing.T) {
 
 	bob := s.clone(t)
 	ctWrite(t, bob, "docs/x.md", "bob's docs\n")
-	ctGit(t, bob, "commit", "-qam", "bob changes docs")
+	guardtest.Git(t, bob, "commit", "-qam", "bob changes docs")
 	before := s.ref(t, "refs/heads/main")
 	stderr, code = s.push(t, bob, "bob", "origin", "main")
 	assert.Equal(t, 1, code, stderr)
@@ -40,16 +42,16 @@ func TestServerRefusesAPushIntoAnAreaLockedInEtcd(t *testing.T) {
 
 	// alice's own push of docs goes through.
 	ctWrite(t, work, "docs/x.md", "alice's docs\n")
-	ctGit(t, work, "commit", "-qam", "alice changes docs")
+	guardtest.Git(t, work, "commit", "-qam", "alice changes docs")
 	stderr, code = s.push(t, work, "alice", "origin", "main")
 	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, ctGit(t, work, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
+	assert.Equal(t, guardtest.Git(t, work, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
 
 	// etcd gone: nothing can be judged, every push is refused.
 	late := s.clone(t)
 	ctWrite(t, late, "README.md", "free area\n")
-	ctGit(t, late, "add", "README.md")
-	ctGit(t, late, "commit", "-qm", "readme")
+	guardtest.Git(t, late, "add", "README.md")
+	guardtest.Git(t, late, "commit", "-qm", "readme")
 	cl.Members[0].Stop()
 	before = s.ref(t, "refs/heads/main")
 	stderr, code = s.push(t, late, "bob", "origin", "main")

@@ -18,9 +18,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
 // srvSSH is a running sshd and the keys of its users.
@@ -150,9 +152,9 @@ func TestServerOverSSHTheKeysForcedCommandNamesThePusher(t *testing.T) {
 	before := s.ref(t, "refs/heads/main")
 
 	bob := s.clone(t)
-	ctGit(t, bob, "remote", "set-url", "origin", h.url(s))
+	guardtest.Git(t, bob, "remote", "set-url", "origin", h.url(s))
 	ctWrite(t, bob, "src/a.go", "package a // bob over ssh\n")
-	ctGit(t, bob, "commit", "-qam", "bob changes src")
+	guardtest.Git(t, bob, "commit", "-qam", "bob changes src")
 	stderr, code := h.push(t, s, bob, "bob", "origin", "main")
 	assert.Equal(t, 1, code, stderr)
 	assert.Contains(t, stderr, srvRefusal)
@@ -166,10 +168,10 @@ func TestServerOverSSHTheKeysForcedCommandNamesThePusher(t *testing.T) {
 	assert.Equal(t, before, s.ref(t, "refs/heads/main"))
 
 	// alice's key: her own lock lets her through.
-	ctGit(t, work, "remote", "set-url", "origin", h.url(s))
+	guardtest.Git(t, work, "remote", "set-url", "origin", h.url(s))
 	ctWrite(t, work, "src/a.go", "package a // alice over ssh\n")
-	ctGit(t, work, "commit", "-qam", "alice changes src")
+	guardtest.Git(t, work, "commit", "-qam", "alice changes src")
 	stderr, code = h.push(t, s, work, "alice", "origin", "main")
 	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, ctGit(t, work, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
+	assert.Equal(t, guardtest.Git(t, work, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
 }

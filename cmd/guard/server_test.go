@@ -15,9 +15,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // srvServer is a bare repository with guard's server hooks and its own state folder
@@ -33,7 +34,7 @@ const srvConfig = "[server]\npusher_env = \"GUARD_PUSHER\"\nbypass_users = [\"ca
 func srvSetup(t *testing.T, config string) (srvServer, string) {
 	t.Helper()
 	s := srvServer{bare: filepath.Join(t.TempDir(), "srv.git"), state: t.TempDir()}
-	ctGit(t, filepath.Dir(s.bare), "init", "-q", "--bare", "-b", "main", s.bare)
+	guardtest.Git(t, filepath.Dir(s.bare), "init", "-q", "--bare", "-b", "main", s.bare)
 	ctWrite(t, s.bare, ".guard.toml", config)
 	out, stderr, code := ctRun(t, s.bare, nil, "", "install", "--server", "--repo", s.bare)
 	require.Equal(t, 0, code, stderr)
@@ -43,7 +44,7 @@ func srvSetup(t *testing.T, config string) (srvServer, string) {
 		"src/a.go":     "package a\n",
 		"docs/x.md":    "x\n",
 	})
-	ctGit(t, work, "remote", "add", "origin", s.bare)
+	guardtest.Git(t, work, "remote", "add", "origin", s.bare)
 	stderr, code = s.push(t, work, "alice", "origin", "main")
 	require.Equal(t, 0, code, stderr)
 	return s, work
@@ -53,9 +54,7 @@ func srvSetup(t *testing.T, config string) (srvServer, string) {
 // it (file:// runs the server's receive-pack in the client's environment, as an ssh
 // forced command would set it), and a client GUARD_OWNER that names someone else.
 func (s srvServer) env(t *testing.T, pusher string) []string {
-	env := []string{"PATH=" + testenv.Path(), "HOME=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x",
-		"XDG_STATE_HOME=" + s.state, "TZ=UTC", "GUARD_OWNER=alice", "LANG=C"}
+	env := guardtest.GitEnv(t.TempDir(), "XDG_STATE_HOME="+s.state, "GUARD_OWNER=alice", "LANG=C")
 	if pusher != "" {
 		env = append(env, "GUARD_PUSHER="+pusher)
 	}
@@ -92,18 +91,15 @@ func srvGitPush(t *testing.T, dir string, env []string, args ...string) (string,
 
 func (s srvServer) ref(t *testing.T, ref string) string {
 	t.Helper()
-	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", ref)
-	cmd.Dir = s.bare
-	cmd.Env = []string{"PATH=" + testenv.Path(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
-	out, _ := cmd.Output()
-	return strings.TrimSpace(string(out))
+	out, _ := guardtest.GitCode(t, s.bare, nil, "rev-parse", "--verify", "--quiet", ref)
+	return strings.TrimSpace(out)
 }
 
 // clone makes a fresh clone of the server (no guard hooks in it).
 func (s srvServer) clone(t *testing.T) string {
 	t.Helper()
 	c := filepath.Join(t.TempDir(), "c")
-	ctGit(t, filepath.Dir(c), "clone", "-q", s.bare, c)
+	guardtest.Git(t, filepath.Dir(c), "clone", "-q", s.bare, c)
 	return c
 }
 
@@ -123,8 +119,8 @@ func TestServerRefusesAPushIntoAnotherOwnersLockedAreaAndKeepsItsRefs(t *testing
 	before := s.ref(t, "refs/heads/main")
 	bob := s.clone(t)
 	ctWrite(t, bob, "src/a.go", "package a // bob\n")
-	ctGit(t, bob, "commit", "-qam", "bob changes src")
-	bobHead := ctGit(t, bob, "rev-parse", "HEAD")
+	guardtest.Git(t, bob, "commit", "-qam", "bob changes src")
+	bobHead := guardtest.Git(t, bob, "rev-parse", "HEAD")
 
 	stderr, code := s.push(t, bob, "bob", "origin", "main")
 	assert.Equal(t, 1, code, stderr)
@@ -134,9 +130,8 @@ func TestServerRefusesAPushIntoAnotherOwnersLockedAreaAndKeepsItsRefs(t *testing
 
 	// The refused objects stayed in the quarantine, which git removed: the server
 	// never got bob's commit, and guard left nothing of its own behind.
-	cmd := exec.Command("git", "cat-file", "-e", bobHead)
-	cmd.Dir, cmd.Env = s.bare, []string{"PATH=" + testenv.Path(), "GIT_CONFIG_GLOBAL=/dev/null"}
-	assert.Error(t, cmd.Run(), "the refused commit is not in the server's objects")
+	_, code = guardtest.GitCode(t, s.bare, nil, "cat-file", "-e", bobHead)
+	assert.NotEqual(t, 0, code, "the refused commit is not in the server's objects")
 	incoming, _ := filepath.Glob(filepath.Join(s.bare, "objects", "incoming-*"))
 	assert.Empty(t, incoming)
 	scratch, _ := os.ReadDir(filepath.Join(s.bare, "guard", "receive"))
@@ -145,20 +140,20 @@ func TestServerRefusesAPushIntoAnotherOwnersLockedAreaAndKeepsItsRefs(t *testing
 	// docs is free: bob's push of docs alone goes through.
 	bob2 := s.clone(t)
 	ctWrite(t, bob2, "docs/x.md", "x by bob\n")
-	ctGit(t, bob2, "commit", "-qam", "bob changes docs")
+	guardtest.Git(t, bob2, "commit", "-qam", "bob changes docs")
 	stderr, code = s.push(t, bob2, "bob", "origin", "main")
 	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, ctGit(t, bob2, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
+	assert.Equal(t, guardtest.Git(t, bob2, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
 }
 
 func TestServerLetsTheLockOwnerThroughUnderTheServerNameTheOwnersTableMaps(t *testing.T) {
 	t.Parallel()
 	s, work := srvSetup(t, srvConfig)
 	ctWrite(t, work, "src/a.go", "package a // alice\n")
-	ctGit(t, work, "commit", "-qam", "alice changes src")
+	guardtest.Git(t, work, "commit", "-qam", "alice changes src")
 	stderr, code := s.push(t, work, "alice-srv", "origin", "main")
 	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, ctGit(t, work, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
+	assert.Equal(t, guardtest.Git(t, work, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
 
 	// post-receive recorded the accepted update, with the lock owner as actor.
 	out, stderr, code := ctRun(t, s.bare, []string{"XDG_STATE_HOME=" + s.state}, "", "history", "--event", "pushed", "--json")
@@ -177,7 +172,7 @@ func TestServerBypassPushOptionIsRecordedForAnAllowedUserAndRefusedForAnother(t 
 	before := s.ref(t, "refs/heads/main")
 	bob := s.clone(t)
 	ctWrite(t, bob, "src/a.go", "package a // hotfix\n")
-	ctGit(t, bob, "commit", "-qam", "hotfix")
+	guardtest.Git(t, bob, "commit", "-qam", "hotfix")
 
 	stderr, code := s.push(t, bob, "bob", "-o", "guard.bypass=prod is down", "origin", "main")
 	assert.Equal(t, 1, code, stderr)
@@ -191,7 +186,7 @@ func TestServerBypassPushOptionIsRecordedForAnAllowedUserAndRefusedForAnother(t 
 	assert.Contains(t, stderr, strings.ReplaceAll(srvRefusal[:strings.Index(srvRefusal, "remote: guard: pre-receive: 1 ref")], "push by bob", "push by carol"), "the refusal is still shown")
 	assert.Contains(t, stderr, "remote: guard: pre-receive: guard.bypass by carol (\"prod is down\"): letting this push through; recorded in\n")
 	assert.Contains(t, stderr, "remote: guard:   "+filepath.Join(s.bare, "guard", "bypass.log")+"\n")
-	assert.Equal(t, ctGit(t, bob, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
+	assert.Equal(t, guardtest.Git(t, bob, "rev-parse", "HEAD"), s.ref(t, "refs/heads/main"))
 
 	var e map[string]any
 	require.NoError(t, json.Unmarshal([]byte(ctRead(t, filepath.Join(s.bare, "guard", "bypass.log"))), &e))
@@ -215,7 +210,7 @@ func TestServerFailsClosedWithoutAPusherAndOnAMalformedConfig(t *testing.T) {
 	s, work := srvSetup(t, srvConfig)
 	before := s.ref(t, "refs/heads/main")
 	ctWrite(t, work, "docs/x.md", "y\n")
-	ctGit(t, work, "commit", "-qam", "docs")
+	guardtest.Git(t, work, "commit", "-qam", "docs")
 
 	// No pusher variable at all (the client's GUARD_OWNER=alice does not count).
 	stderr, code := s.push(t, work, "", "origin", "main")
@@ -232,7 +227,7 @@ func TestServerFailsClosedWithoutAPusherAndOnAMalformedConfig(t *testing.T) {
 	assert.Contains(t, stderr, "remote: guard: pre-receive: cannot check this push:\nremote: guard:   "+filepath.Join(s.bare, ".guard.toml")+":1:\n")
 	assert.Contains(t, stderr, "remote: guard:   [server] visibility = \"open\": want \"public\" or \"private\"; every push is refused until the\n")
 	assert.Equal(t, before, s.ref(t, "refs/heads/main"))
-	line := before + " " + ctGit(t, work, "rev-parse", "HEAD") + " refs/heads/main\n"
+	line := before + " " + guardtest.Git(t, work, "rev-parse", "HEAD") + " refs/heads/main\n"
 	_, hookErr, code := ctRun(t, s.bare, []string{"GIT_DIR=.", "GUARD_PUSHER=alice"}, line, "hook", "pre-receive")
 	assert.Equal(t, 2, code, hookErr)
 
@@ -263,8 +258,8 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 	t.Run("PRIVATE.txt on a public repository", func(t *testing.T) {
 		c := s.clone(t)
 		ctWrite(t, c, "docs/PRIVATE.txt", "never publish\n")
-		ctGit(t, c, "add", "-A")
-		ctGit(t, c, "commit", "-qm", "marker")
+		guardtest.Git(t, c, "add", "-A")
+		guardtest.Git(t, c, "commit", "-qm", "marker")
 		stderr, code := s.push(t, c, "bob", "origin", "HEAD:refs/heads/marker")
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, "remote: guard: pre-receive: refusing create refs/heads/marker (push by bob):\n")
@@ -280,8 +275,8 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 		stderr, code := s.push(t, c, "bob", "origin", "main:refs/heads/copy")
 		assert.Equal(t, 0, code, stderr)
 		ctWrite(t, c, "src/b.go", "package a\n")
-		ctGit(t, c, "add", "-A")
-		ctGit(t, c, "commit", "-qm", "new file in src")
+		guardtest.Git(t, c, "add", "-A")
+		guardtest.Git(t, c, "commit", "-qm", "new file in src")
 		stderr, code = s.push(t, c, "bob", "origin", "HEAD:refs/heads/topic")
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, "remote: guard:   src/b.go: exclusive lock src/LOCK.txt held by alice\n")
@@ -291,11 +286,11 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 	t.Run("tags and deletions are checked at the top", func(t *testing.T) {
 		c := s.clone(t)
 		ctWrite(t, c, "LOCK.txt", "owner: alice\noperations: release-tag\n"+ctLive)
-		ctGit(t, c, "add", "-A")
-		ctGit(t, c, "commit", "-qm", "alice reserves releases")
+		guardtest.Git(t, c, "add", "-A")
+		guardtest.Git(t, c, "commit", "-qm", "alice reserves releases")
 		stderr, code := s.push(t, c, "alice", "origin", "HEAD:refs/heads/release")
 		require.Equal(t, 0, code, stderr)
-		ctGit(t, c, "tag", "v1")
+		guardtest.Git(t, c, "tag", "v1")
 		stderr, code = s.push(t, c, "bob", "origin", "refs/tags/v1")
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, "remote: guard: pre-receive: refusing create refs/tags/v1 (push+release-tag by bob):\n")
@@ -306,7 +301,7 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 
 		// Deleting the branch whose tree holds a lock of the whole repository.
 		ctWrite(t, c, "LOCK.txt", "owner: alice\n"+ctLive)
-		ctGit(t, c, "commit", "-qam", "alice locks everything")
+		guardtest.Git(t, c, "commit", "-qam", "alice locks everything")
 		stderr, code = s.push(t, c, "alice", "origin", "HEAD:refs/heads/release")
 		require.Equal(t, 0, code, stderr)
 		stderr, code = s.push(t, c, "bob", "origin", ":refs/heads/release")
@@ -317,9 +312,9 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 
 	t.Run("a push that removes another's lock is judged by it", func(t *testing.T) {
 		c := s.clone(t)
-		ctGit(t, c, "rm", "-q", "src/LOCK.txt")
+		guardtest.Git(t, c, "rm", "-q", "src/LOCK.txt")
 		ctWrite(t, c, "src/a.go", "package a // bob, after removing alice's lock\n")
-		ctGit(t, c, "commit", "-qam", "bob unlocks and edits")
+		guardtest.Git(t, c, "commit", "-qam", "bob unlocks and edits")
 		stderr, code := s.push(t, c, "bob", "origin", "main")
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, "remote: guard:   src/LOCK.txt, src/a.go: exclusive lock src/LOCK.txt held by alice\n")
@@ -329,8 +324,8 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 	t.Run("a pushed .guard.toml that cannot be read", func(t *testing.T) {
 		c := s.clone(t)
 		ctWrite(t, c, ".guard.toml", "[scopes\n")
-		ctGit(t, c, "add", "-A")
-		ctGit(t, c, "commit", "-qm", "broken config")
+		guardtest.Git(t, c, "add", "-A")
+		guardtest.Git(t, c, "commit", "-qm", "broken config")
 		stderr, code := s.push(t, c, "bob", "origin", "HEAD:refs/heads/broken")
 		assert.Equal(t, 1, code, stderr)
 		// Unjudged, as every client gate leaves a change under a malformed .guard.toml
@@ -344,15 +339,15 @@ func TestServerRefusesMarkersPrivateOnAPublicRepositoryTagsDeletionsNewBranchesA
 	t.Run("a forced update that drops another's commits in a locked area", func(t *testing.T) {
 		alice := s.clone(t)
 		ctWrite(t, alice, "src/a.go", "package a // alice's work\n")
-		ctGit(t, alice, "commit", "-qam", "alice's work")
+		guardtest.Git(t, alice, "commit", "-qam", "alice's work")
 		stderr, code := s.push(t, alice, "alice", "origin", "main")
 		require.Equal(t, 0, code, stderr)
 		tip := s.ref(t, "refs/heads/main")
 
 		bob := s.clone(t)
-		ctGit(t, bob, "reset", "-q", "--hard", base)
+		guardtest.Git(t, bob, "reset", "-q", "--hard", base)
 		ctWrite(t, bob, "docs/x.md", "bob's docs\n")
-		ctGit(t, bob, "commit", "-qam", "bob rewrites history")
+		guardtest.Git(t, bob, "commit", "-qam", "bob rewrites history")
 		stderr, code = s.push(t, bob, "bob", "--force", "origin", "main")
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, "remote: guard:   src/a.go: exclusive lock src/LOCK.txt held by alice\n")
@@ -368,14 +363,14 @@ func TestServerUpdateHookJudgesOneRefAndUninstallRestoresTheKeptHook(t *testing.
 	before := s.ref(t, "refs/heads/main")
 	bob := s.clone(t)
 	ctWrite(t, bob, "src/a.go", "package a // bob\n")
-	ctGit(t, bob, "commit", "-qam", "bob")
+	guardtest.Git(t, bob, "commit", "-qam", "bob")
 	// Objects the server has but no ref reaches: what git has received when it runs
 	// update.
 	stderr, code := s.push(t, bob, "carol", "-o", "guard.bypass=stage the objects", "origin", "HEAD:refs/heads/staging")
 	require.Equal(t, 0, code, stderr)
 	stderr, code = s.push(t, bob, "bob", "origin", ":refs/heads/staging")
 	require.Equal(t, 0, code, stderr)
-	head := ctGit(t, bob, "rev-parse", "HEAD")
+	head := guardtest.Git(t, bob, "rev-parse", "HEAD")
 	// GUARD_BYPASS in the server's environment is no bypass.
 	_, hookErr, code := ctRun(t, s.bare, []string{"GIT_DIR=.", "GUARD_PUSHER=bob", "GUARD_BYPASS=please"}, "", "hook", "update", "refs/heads/main", before, head)
 	assert.Equal(t, 1, code, hookErr)
@@ -402,7 +397,7 @@ func TestServerUpdateHookJudgesOneRefAndUninstallRestoresTheKeptHook(t *testing.
 	assert.Equal(t, old, ctRead(t, filepath.Join(s.bare, "hooks", "pre-receive.pre-guard")))
 	docs := s.clone(t)
 	ctWrite(t, docs, "docs/x.md", "z\n")
-	ctGit(t, docs, "commit", "-qam", "docs")
+	guardtest.Git(t, docs, "commit", "-qam", "docs")
 	stderr, code = s.push(t, docs, "bob", "origin", "main")
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "remote: the old hook ran\n", "the kept hook still runs, with git's stdin")
@@ -428,7 +423,7 @@ func TestServerInstallIntoGitLabAndGiteaLayouts(t *testing.T) {
 	} {
 		t.Run(tc.layout, func(t *testing.T) {
 			bare := filepath.Join(t.TempDir(), "r.git")
-			ctGit(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
+			guardtest.Git(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
 			ctMkdir(t, bare, tc.made)
 			out, stderr, code := ctRun(t, bare, nil, "", "install", "--server", "--repo", bare)
 			require.Equal(t, 0, code, stderr)
