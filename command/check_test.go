@@ -6,23 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
 func checkEnv(dir string, vars map[string]string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return &guard.Env{
-		Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errb,
-		Clock: lockcore.FixedClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)),
-		User:  "bob", Hostname: "hostA", Dir: dir,
-		Getenv: func(k string) string { return vars[k] },
-	}, &out, &errb
+	e := envtest.New(envtest.Identity("bob", "hostA"), envtest.Dir(dir), envtest.Vars(vars))
+	return e.Env, e.Out, e.Err
 }
 
 func TestRunCheck(t *testing.T) {

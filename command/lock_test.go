@@ -12,18 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
 var lockT0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func lockTestEnv(dir string, clock lockcore.Clock, vars map[string]string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return &guard.Env{
-		Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errb, Clock: clock,
-		User: "agent", Hostname: "HOSTB", Dir: dir,
-		Getenv: func(k string) string { return vars[k] },
-	}, &out, &errb
+	e := envtest.New(envtest.Clock(clock), envtest.Identity("agent", "HOSTB"), envtest.Dir(dir), envtest.Vars(vars))
+	return e.Env, e.Out, e.Err
 }
 
 // rival writes a team lock of another host, as a synced folder would bring it in.

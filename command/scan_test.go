@@ -14,6 +14,7 @@ import (
 
 	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -24,12 +25,8 @@ var (
 
 // readEnv is a command environment rooted at dir with a pinned clock and identity.
 func readEnv(dir string, vars map[string]string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return &guard.Env{
-		Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errb,
-		Clock: lockcore.FixedClock(now), User: "carol", Hostname: "hostC", Dir: dir,
-		Getenv: func(k string) string { return vars[k] },
-	}, &out, &errb
+	e := envtest.New(envtest.At(now), envtest.Identity("carol", "hostC"), envtest.Dir(dir), envtest.Vars(vars))
+	return e.Env, e.Out, e.Err
 }
 
 // files creates files under root; a key ending in "/" is a directory.

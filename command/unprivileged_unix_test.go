@@ -3,13 +3,9 @@
 package command_test
 
 import (
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,46 +13,19 @@ import (
 
 	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // asNobody runs the test helper named test in a copy of this test binary as user
-// nobody (65534), so that file modes bind even when the tests run as root, and returns
-// its output. Directories from the temporary directory down to every path in open are
+// nobody, so that file modes bind even when the tests run as root, and returns its
+// output. Directories from the temporary directory down to every path in open are
 // made searchable for that user.
 func asNobody(t *testing.T, test string, env []string, open ...string) string {
 	t.Helper()
-	for _, p := range open {
-		for d := p; strings.HasPrefix(d, os.TempDir()) && d != os.TempDir(); d = filepath.Dir(d) {
-			if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
-				require.NoError(t, os.Chmod(d, st.Mode().Perm()|0o011))
-			}
-		}
-	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	binDir := t.TempDir()
-	require.NoError(t, os.Chmod(binDir, 0o755))
-	require.NoError(t, os.Chmod(filepath.Dir(binDir), 0o755))
-	bin := filepath.Join(binDir, "cli.test")
-	// A hard link when it can: a copy written here may still be open in a child that a
-	// parallel test is forking, and executing it then fails with "text file busy".
-	if err := os.Link(exe, bin); err != nil {
-		in, err := os.Open(exe)
-		require.NoError(t, err)
-		defer in.Close()
-		out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-		require.NoError(t, err)
-		_, err = io.Copy(out, in)
-		require.NoError(t, err)
-		require.NoError(t, out.Close())
-	}
-
-	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	got, err := cmd.CombinedOutput()
+	guardtest.Reachable(t, 0o011, open...)
+	got, err := guardtest.AsNobody(t, test, env)
 	require.NoError(t, err, "child: %s", got)
-	return string(got)
+	return got
 }
 
 func TestStatusCountsAnUnreadableDirectoryAsLocked(t *testing.T) {

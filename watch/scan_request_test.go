@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -31,7 +32,7 @@ func TestAScanAskedForFindsWhatNotificationsMissed(t *testing.T) {
 	var results []guard.WatchScan
 	ready := make(chan struct{})
 	done := make(chan error, 1)
-	env := &guard.Env{Clock: lockcore.ClockFunc(time.Now)}
+	env := envtest.New(envtest.Clock(lockcore.ClockFunc(time.Now))).Env
 	go func() {
 		done <- Run(ctx, Options{Env: env, Roots: []lockcore.ScanRoot{{Path: root, MaxDepth: 4}}, Rescan: time.Hour, NoNotify: true,
 			Emit: func(ev guard.Event) { events <- ev }, Ready: func() { close(ready) },

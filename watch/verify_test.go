@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -36,7 +37,7 @@ func TestVerifyScanFindsWhatNotificationsMissed(t *testing.T) {
 	fsw, err := fsnotify.NewWatcher()
 	require.NoError(t, err)
 	defer fsw.Close()
-	w := &watcher{o: Options{Env: &guard.Env{Clock: lockcore.ClockFunc(time.Now)}, Roots: []lockcore.ScanRoot{{Path: root, MaxDepth: 4}},
+	w := &watcher{o: Options{Env: envtest.New(envtest.Clock(lockcore.ClockFunc(time.Now))).Env, Roots: []lockcore.ScanRoot{{Path: root, MaxDepth: 4}},
 		Rescan: time.Minute, Emit: func(ev guard.Event) { events = append(events, ev) }, Warn: func(s string) { t.Log(s) }},
 		fsw: fsw, locks: map[string]snap{}, dirs: map[string]folder{}, verify: true, looked: time.Now()}
 	w.addTree(root, 0, 4)

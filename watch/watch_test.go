@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -25,7 +27,7 @@ func start(t *testing.T, root string, rescan time.Duration, noNotify ...bool) *r
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &run{t: t, events: make(chan guard.Event, 100), cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan struct{})
-	env := &guard.Env{Clock: lockcore.ClockFunc(time.Now)}
+	env := envtest.New(envtest.Clock(lockcore.ClockFunc(time.Now))).Env
 	go func() {
 		r.done <- Run(ctx, Options{Env: env, Roots: []lockcore.ScanRoot{{Path: root, MaxDepth: 4}}, Rescan: rescan, NoNotify: len(noNotify) > 0,
 			Emit: func(ev guard.Event) { r.events <- ev }, Ready: func() { close(ready) }})
@@ -64,8 +66,11 @@ func (r *run) quiet() {
 	}
 }
 
-func lockBody(owner, expires string) string {
-	return "owner: " + owner + "\ncreated: " + time.Now().Format("2006-01-02T15:04:05") + "\nexpires_after: " + expires + "\n"
+func lockBody(owner, expires string) string { return lockBodyAt(owner, expires, time.Now()) }
+
+// lockBodyAt is a lock of owner created at the given instant.
+func lockBodyAt(owner, expires string, created time.Time) string {
+	return "owner: " + owner + "\ncreated: " + created.Format("2006-01-02T15:04:05") + "\nexpires_after: " + expires + "\n"
 }
 
 func TestWatchReportsWhatHappensToLockFiles(t *testing.T) {
@@ -77,13 +82,14 @@ func TestWatchReportsWhatHappensToLockFiles(t *testing.T) {
 	r.quiet() // what was there before is no event
 
 	lock := filepath.Join(root, "a", "b", "LOCK.txt")
-	require.NoError(t, os.WriteFile(lock, []byte(lockBody("alice", "24h")), 0o644))
+	clock := guardtest.NewClock(time.Now())
+	require.NoError(t, os.WriteFile(lock, []byte(lockBodyAt("alice", "24h", clock.Now())), 0o644))
 	ev := r.next("acquired", lock)
 	require.Equal(t, "alice", ev.Owner)
 	require.Equal(t, "watch", ev.Actor)
 
-	time.Sleep(1100 * time.Millisecond) // a new created second
-	require.NoError(t, os.WriteFile(lock, []byte(lockBody("alice", "24h")), 0o644))
+	clock.Advance(time.Second) // a new created second
+	require.NoError(t, os.WriteFile(lock, []byte(lockBodyAt("alice", "24h", clock.Now())), 0o644))
 	r.next("renewed", lock)
 	require.NoError(t, os.WriteFile(lock, []byte(lockBody("bob", "24h")), 0o644))
 	r.next("taken_over", lock)
