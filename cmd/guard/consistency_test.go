@@ -111,8 +111,8 @@ var cqEntries = map[string]cqEntry{
 	"pre-receive": func(t *testing.T, w cqWorld) (int, string) {
 		repo, old, head := cqCommit(t, w)
 		bare := filepath.Join(t.TempDir(), "srv.git")
-		ctGit(t, repo, "init", "-q", "--bare", bare)
-		ctGit(t, repo, "push", "-q", "--no-verify", bare, old+":refs/heads/main")
+		guardtest.Git(t, repo, "init", "-q", "--bare", bare)
+		guardtest.Git(t, repo, "push", "-q", "--no-verify", bare, old+":refs/heads/main")
 		ctWrite(t, bare, ".guard.toml", "[server]\npusher_env = \"CQ_PUSHER\"\n")
 		_, errOut, code := ctRun(t, bare, nil, "", "install", "--server", "--repo", bare)
 		require.Equal(t, 0, code, errOut)
