@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,7 +18,8 @@ import (
 
 	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/lockcore"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 // pinned is the moment the tests' clock shows: an hour before the real now, so that
@@ -35,12 +35,8 @@ type auditRun struct {
 }
 
 func testEnv(dir string, vars map[string]string) (*guard.Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
-	return &guard.Env{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Clock: lockcore.FixedClock(pinned), User: "tester", Hostname: "testhost", Dir: dir,
-		Getenv: func(k string) string { return vars[k] },
-	}, &out, &errb
+	e := envtest.New(envtest.At(pinned), envtest.Dir(dir), envtest.Vars(vars))
+	return e.Env, e.Out, e.Err
 }
 
 func runAudit(t *testing.T, dir string, vars map[string]string, opts Options) auditRun {
@@ -65,22 +61,12 @@ func runAudit(t *testing.T, dir string, vars map[string]string, opts Options) au
 func gitClone(t *testing.T, dir, url string, markers ...string) string {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	runGit(t, dir, "init", "-q")
-	runGit(t, dir, "remote", "add", "origin", url)
+	guardtest.Git(t, dir, "init", "-q")
+	guardtest.Git(t, dir, "remote", "add", "origin", url)
 	for _, m := range markers {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, m), []byte("conditions\n"), 0o644))
 	}
 	return dir
-}
-
-func runGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
 }
 
 func decodeReport(t *testing.T, s string) Report {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -44,7 +45,7 @@ func visWorld(t *testing.T, markers ...string) (*fakeGitHub, string, string) {
 	gh.users["acme"] = "Organization"
 	gh.repos["acme"] = []fakeRepo{{"open", "public"}, {"closed", "private"}, {"corp", "internal"}}
 	dir := t.TempDir()
-	runGit(t, dir, "init", "-q")
+	guardtest.Git(t, dir, "init", "-q")
 	for _, m := range markers {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, m), []byte("not before the paper is out\n"), 0o644))
 	}

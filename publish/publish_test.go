@@ -3,9 +3,7 @@ package publish
 import (
 	"bytes"
 	"errors"
-	"github.com/guardlocks/guard/classify"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,12 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guardlocks/guard/classify"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
-	"github.com/guardlocks/guard/lockcore"
 )
 
 var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.Local)
@@ -63,9 +64,9 @@ func (w *world) write(rel, content string) {
 }
 
 func (w *world) env(stdin string) *guard.Env {
-	w.stdout, w.stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	return &guard.Env{Stdin: strings.NewReader(stdin), Stdout: w.stdout, Stderr: w.stderr, Clock: lockcore.FixedClock(testNow),
-		User: "bob", Hostname: "hostA", Dir: w.root, Getenv: func(string) string { return "" }}
+	e := envtest.New(envtest.Stdin(stdin), envtest.At(testNow), envtest.Identity("bob", "hostA"), envtest.Dir(w.root))
+	w.stdout, w.stderr = e.Out, e.Err
+	return e.Env
 }
 
 // publish runs guard publish with the given options and returns its exit code.
@@ -97,11 +98,7 @@ func (w *world) ran() []string {
 
 func (w *world) git(args ...string) {
 	w.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.root
-	cmd.Env = w.environ
-	out, err := cmd.CombinedOutput()
-	require.NoError(w.t, err, string(out))
+	guardtest.Git(w.t, w.root, args...)
 }
 
 func TestPublishUnderPrivateNeverRunsTheCommand(t *testing.T) {

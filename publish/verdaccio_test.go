@@ -3,23 +3,21 @@
 package publish
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/guardlocks/guard/internal/testing/verdaccio"
-	"github.com/guardlocks/guard/lockcore"
 )
 
 // registryHas reports whether the registry knows the package.
@@ -44,11 +42,9 @@ func TestPublishToARealRegistry(t *testing.T) {
 	environ := verdaccio.Npmrc(t, url, t.TempDir(), testenv.Path())
 
 	publishIn := func(dir string) (int, string) {
-		var stdout, stderr bytes.Buffer
-		env := &guard.Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Clock: lockcore.FixedClock(testNow),
-			User: "bob", Hostname: "hostA", Dir: dir, Getenv: func(string) string { return "" }}
-		err := RunPublish(PublishOptions{Env: env, Identity: guard.Identity{Owner: "bob", Host: "hostA"}, Args: []string{"npm", "publish", "--registry", url}, Environ: environ})
-		return guard.ExitCode(err), stdout.String() + stderr.String()
+		env := envtest.New(envtest.At(testNow), envtest.Identity("bob", "hostA"), envtest.Dir(dir))
+		err := RunPublish(PublishOptions{Env: env.Env, Identity: guard.Identity{Owner: "bob", Host: "hostA"}, Args: []string{"npm", "publish", "--registry", url}, Environ: environ})
+		return guard.ExitCode(err), env.Out.String() + env.Err.String()
 	}
 	root := t.TempDir()
 	mk := func(name string, files map[string]string) string {
