@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
 )
 
@@ -71,13 +72,7 @@ type repo struct {
 
 func (r repo) git(dir string, args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + r.home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Alice", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=Alice", "GIT_COMMITTER_EMAIL=a@example.com"}
-	out, err := cmd.CombinedOutput()
-	require.NoError(r.t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
+	return guardtest.Git(r.t, dir, args...)
 }
 
 func (r repo) commit(dir, msg string, files map[string]string) {

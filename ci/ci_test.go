@@ -1,11 +1,9 @@
 package ci
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,8 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
-	"github.com/guardlocks/guard/lockcore"
 )
 
 // ciNow is the pinned moment of the CI tests; locks are created an hour before.
@@ -45,14 +44,7 @@ func (w *ciWorld) vars(extra map[string]string) map[string]string {
 
 func (w *ciWorld) git(dir string, args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + testenv.Path(), "HOME=" + w.home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Alice", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=Alice", "GIT_COMMITTER_EMAIL=a@example.com",
-		"GIT_AUTHOR_DATE=2026-03-01T10:00:00Z", "GIT_COMMITTER_DATE=2026-03-01T10:00:00Z"}
-	out, err := cmd.CombinedOutput()
-	require.NoError(w.t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
+	return guardtest.Git(w.t, dir, args...)
 }
 
 func (w *ciWorld) commit(dir, msg string, files map[string]string) string {
@@ -104,15 +96,14 @@ type ciResult struct {
 func (w *ciWorld) run(dir string, extra map[string]string, opts Options) ciResult {
 	w.t.Helper()
 	vars := w.vars(extra)
-	var out, errb bytes.Buffer
-	opts.Env = &guard.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Clock: lockcore.FixedClock(ciNow),
-		User: "runner", Hostname: "runner", Dir: dir, Getenv: func(k string) string { return vars[k] }}
+	env := envtest.New(envtest.At(ciNow), envtest.Identity("runner", "runner"), envtest.Dir(dir), envtest.Vars(vars))
+	opts.Env = env.Env
 	err := Run(context.Background(), opts)
 	var ee *guard.ExitError
 	if err != nil && (!errorAs(err, &ee) || ee.Err != nil) {
-		errb.WriteString("guard: " + err.Error() + "\n")
+		env.Err.WriteString("guard: " + err.Error() + "\n")
 	}
-	return ciResult{guard.ExitCode(err), out.String(), errb.String()}
+	return ciResult{guard.ExitCode(err), env.Out.String(), env.Err.String()}
 }
 
 func errorAs(err error, ee **guard.ExitError) bool {

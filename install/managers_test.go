@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 func TestFindGuardCall(t *testing.T) {
@@ -59,12 +60,13 @@ func testEnv(t *testing.T, vars map[string]string) *guard.Env {
 	t.Helper()
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "guard"), []byte("#!/bin/sh\n"), 0o755))
-	return &guard.Env{Getenv: func(k string) string {
-		if k == "PATH" {
-			return bin
+	seen := map[string]string{"PATH": bin}
+	for k, v := range vars {
+		if k != "PATH" {
+			seen[k] = v
 		}
-		return vars[k]
-	}}
+	}
+	return envtest.New(envtest.Vars(seen)).Env
 }
 
 func TestLefthookConfigDecides(t *testing.T) {

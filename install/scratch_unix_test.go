@@ -20,6 +20,8 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/filelock"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/guardlocks/guard/internal/wait"
 	"github.com/guardlocks/guard/lockcore"
@@ -99,10 +101,7 @@ func TestDoctorFindsAndSweepsStrandedScratch(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(top, "src", ".claude"), 0o755))
 	vars := map[string]string{"PATH": testenv.Path(), "HOME": base, "XDG_STATE_HOME": filepath.Join(base, "state"),
 		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": filepath.Join(base, "gitconfig")}
-	git := exec.Command("git", "init", "-q", top)
-	git.Env = []string{"PATH=" + vars["PATH"], "HOME=" + base, "GIT_CONFIG_NOSYSTEM=1"}
-	out, err := git.CombinedOutput()
-	require.NoError(t, err, string(out))
+	guardtest.InitRepo(t, top)
 	state := filepath.Join(base, "state", "guard")
 	hooks := filepath.Join(top, ".git", "hooks")
 
@@ -140,12 +139,12 @@ func TestDoctorFindsAndSweepsStrandedScratch(t *testing.T) {
 
 	env := func() (*guard.Env, *bytes.Buffer) {
 		var out bytes.Buffer
-		return &guard.Env{Stdout: &out, Stderr: &out, Stdin: strings.NewReader(""), Clock: lockcore.ClockFunc(time.Now),
-			User: "u", Hostname: "h", Dir: top, Getenv: func(k string) string { return vars[k] }}, &out
+		return envtest.New(envtest.Streams(&out, &out), envtest.Clock(lockcore.ClockFunc(time.Now)),
+			envtest.Identity("u", "h"), envtest.Dir(top), envtest.Vars(vars)).Env, &out
 	}
 
 	e, stdout := env()
-	err = RunDoctor(context.Background(), DoctorOptions{Env: e, JSON: true, StateMutexes: []string{"events.jsonl.import"}})
+	err := RunDoctor(context.Background(), DoctorOptions{Env: e, JSON: true, StateMutexes: []string{"events.jsonl.import"}})
 	var rep DoctorReport
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stdout.String())
 	byPath := map[string]ScratchReport{}
