@@ -6,13 +6,14 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 // Issue 6, item 1: the token comes from GH_TOKEN, then GITHUB_TOKEN; the API base
 // from --api-url, then GITHUB_API_URL, then .guard.toml, then github.com's.
 func TestGitHubTokenAndAPIURLFollowTheirPrecedence(t *testing.T) {
 	envOf := func(vars map[string]string) *guard.Env {
-		return &guard.Env{Getenv: func(k string) string { return vars[k] }}
+		return envtest.New(envtest.Vars(vars)).Env
 	}
 	tokens := []struct {
 		name string

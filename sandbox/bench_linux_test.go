@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
-	"github.com/guardlocks/guard/lockcore"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 // benchTree makes a project of 10,000 leaf folders (10 x 10 x 100, each with a file)
@@ -44,8 +43,7 @@ func benchTree(b *testing.B) string {
 
 func benchAreas(b *testing.B, root string) []string {
 	b.Helper()
-	env := &guard.Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Clock: lockcore.FixedClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)),
-		User: "bob", Hostname: "box1", Dir: root, Getenv: func(string) string { return "" }}
+	env := envtest.New(envtest.At(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)), envtest.Identity("bob", "box1"), envtest.Dir(root)).Env
 	subject, err := guard.ResolveSubject(env, root, guard.Identity{Owner: "bob", Host: "box1"})
 	if err != nil {
 		b.Fatal(err)

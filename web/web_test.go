@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -38,12 +39,9 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "proj"), 0o755))
 	f := &fixture{t: t, root: root}
 	vars := map[string]string{"HOME": t.TempDir(), "GUARD_OWNER": "alice", "GUARD_HOST": "hosta"}
-	env := &guard.Env{
-		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
-		Clock: lockcore.ClockFunc(time.Now), User: "alice", Hostname: "hosta", Dir: root,
-		Getenv:   func(k string) string { return vars[k] },
-		Recorder: func(ev guard.Event) { f.events = append(f.events, ev) },
-	}
+	env := envtest.New(envtest.Streams(io.Discard, io.Discard), envtest.Clock(lockcore.ClockFunc(time.Now)),
+		envtest.Identity("alice", "hosta"), envtest.Dir(root), envtest.Vars(vars),
+		envtest.With(func(e *guard.Env) { e.Recorder = func(ev guard.Event) { f.events = append(f.events, ev) } })).Env
 	f.s = New(Options{Env: env, Roots: []lockcore.ScanRoot{{Path: root, MaxDepth: 4}}, Token: token,
 		History: func(_ context.Context, q Query) ([]guard.Event, error) {
 			out := []guard.Event{}

@@ -59,7 +59,7 @@ func TestOpenRepoFindsTheSharedPartsFromALinkedWorktree(t *testing.T) {
 
 func TestOpenRepoAnswersInABareRepository(t *testing.T) {
 	dir := t.TempDir()
-	g := Git{Dir: dir, Env: gitEnv()}
+	g := Git{Dir: dir, Env: gitEnv(t)}
 	mustGit(t, g, "init", "-q", "--bare")
 	r, err := OpenRepo(context.Background(), g)
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestOpenRepoAnswersInABareRepository(t *testing.T) {
 
 func TestOpenRepoOutsideARepositorySaysSo(t *testing.T) {
 	dir := t.TempDir()
-	env := append(gitEnv(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
+	env := append(gitEnv(t), "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
 	_, err := OpenRepo(context.Background(), Git{Dir: dir, Env: env})
 	require.EqualError(t, err, dir+" is not in a git repository")
 }

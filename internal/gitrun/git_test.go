@@ -7,28 +7,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/guardlocks/guard/internal/testing/testenv"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
-// gitEnv is a hermetic environment for test repositories: no global or system config.
-func gitEnv() []string {
-	env := []string{
-		"GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_CONFIG_NOSYSTEM=1",
-		"HOME=" + os.TempDir(),
-		"PATH=" + testenv.Path(),
-		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z",
-		"GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
-	}
-	return env
-}
+// gitEnv is guardtest's hermetic environment for test repositories, for the Git
+// under test to run with.
+func gitEnv(t testing.TB) []string { return guardtest.GitEnv(guardtest.Home(t)) }
 
 // newRepo creates a repository with one configured identity in a temp dir.
 func newRepo(t *testing.T) Git {
 	t.Helper()
 	dir := t.TempDir()
-	g := Git{Dir: dir, Env: gitEnv()}
+	g := Git{Dir: dir, Env: gitEnv(t)}
 	mustGit(t, g, "init", "-q", "-b", "main")
 	mustGit(t, g, "config", "user.name", "Test")
 	mustGit(t, g, "config", "user.email", "test@example.com")

@@ -38,17 +38,17 @@ func TestHeadUnborn(t *testing.T) {
 		}, true},
 		{"GIT_DIR from another folder", func(t *testing.T, g Git) Git {
 			commit(t, g)
-			return Git{Dir: t.TempDir(), Env: append(gitEnv(), "GIT_DIR="+filepath.Join(g.Dir, ".git"))}
+			return Git{Dir: t.TempDir(), Env: append(gitEnv(t), "GIT_DIR="+filepath.Join(g.Dir, ".git"))}
 		}, false},
 		{"GIT_DIR of an unborn repository from another folder", func(t *testing.T, g Git) Git {
-			return Git{Dir: t.TempDir(), Env: append(gitEnv(), "GIT_DIR="+filepath.Join(g.Dir, ".git"))}
+			return Git{Dir: t.TempDir(), Env: append(gitEnv(t), "GIT_DIR="+filepath.Join(g.Dir, ".git"))}
 		}, true},
 		{"a linked worktree of a packed branch", func(t *testing.T, g Git) Git {
 			commit(t, g)
 			wt := filepath.Join(t.TempDir(), "wt")
 			mustGit(t, g, "worktree", "add", "-q", "-b", "side", wt)
 			mustGit(t, g, "pack-refs", "--all")
-			return Git{Dir: wt, Env: gitEnv()}
+			return Git{Dir: wt, Env: gitEnv(t)}
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +60,7 @@ func TestHeadUnborn(t *testing.T) {
 	}
 
 	t.Run("outside a repository it is an error, not an answer", func(t *testing.T) {
-		_, err := HeadUnborn(context.Background(), Git{Dir: t.TempDir(), Env: append(gitEnv(), "GIT_CEILING_DIRECTORIES="+os.TempDir())})
+		_, err := HeadUnborn(context.Background(), Git{Dir: t.TempDir(), Env: append(gitEnv(t), "GIT_CEILING_DIRECTORIES="+os.TempDir())})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "not a git repository")
 	})

@@ -13,7 +13,7 @@ func TestCommonDirOfALinkedWorktree(t *testing.T) {
 	dir := t.TempDir()
 	main := filepath.Join(dir, "main")
 	require.NoError(t, os.MkdirAll(main, 0o755))
-	g := Git{Dir: main, Env: gitEnv()}
+	g := Git{Dir: main, Env: gitEnv(t)}
 	mustGit(t, g, "init", "-q")
 	mustGit(t, g, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x")
 	mustGit(t, g, "worktree", "add", "-q", filepath.Join(dir, "wt"))
