@@ -132,8 +132,9 @@ func (e *Env) Record(ev Event) {
 const maxRefusalEvents = 20
 
 // RecordDecision records a refusal by gate (pre-commit, pre-push, ci, check, publish,
-// agent-hook, ...): one refused event per blocking lock, caused by actor. An allowed
-// decision records nothing.
+// agent-hook, ...): one refused event per blocking lock, caused by the owner the
+// policy judged (Block.Actor; actor for a block that names none). An allowed decision
+// records nothing.
 func RecordDecision(env *Env, gate, actor string, d *Decision) {
 	if d == nil || d.Allowed || env == nil || env.Recorder == nil {
 		return
@@ -146,14 +147,18 @@ func RecordDecision(env *Env, gate, actor string, d *Decision) {
 		if b.Lock != nil {
 			ev = LockEvent(EventRefused, b.Lock)
 		}
-		ev.Actor = actor
+		ev.Actor = b.Actor
+		if ev.Actor == "" {
+			ev.Actor = actor
+		}
 		ev.Detail = fmt.Sprintf("%s: %s refused for %s: %s", gate, strings.Join(d.Ops, ","), b.Path, b.Reason)
 		env.Record(ev)
 	}
 }
 
 // RecordGate records a gate's refusal or bypass that no Decision describes (a marker, a
-// command guard cannot judge, GUARD_BYPASS).
+// command guard cannot judge, GUARD_BYPASS). actor is the owner the gate judged (the
+// identity its policy was made for), not what the environment claims.
 func RecordGate(env *Env, event, gate, actor, path, detail string) {
 	env.Record(Event{Event: event, Path: path, Actor: actor, Detail: gate + ": " + detail})
 }

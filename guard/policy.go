@@ -94,6 +94,9 @@ type Block struct {
 	// TeamClaim is set when the block is another agent's claim in a team lock of the
 	// caller's own host, not the lock itself.
 	TeamClaim bool
+	// Actor is the owner the policy judged (its Identity's): who was refused, which
+	// the history records.
+	Actor string
 }
 
 // Decision is the policy's answer.
@@ -179,6 +182,9 @@ func (c *checking) finish() (*Decision, error) {
 	}
 	d.Blocking = dedupe(d.Blocking)
 	d.Allowed = len(d.Blocking) == 0
+	for i := range d.Blocking {
+		d.Blocking[i].Actor = p.id.Owner
+	}
 	for _, w := range p.backendWarnings {
 		c.warn(w)
 	}

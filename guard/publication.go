@@ -26,6 +26,9 @@ type PublicationDecision struct {
 	Refusals []string
 	// Warnings never refuse (no marker approved the publication, soft locks).
 	Warnings []string
+	// Actor is the owner the policy judged (CheckPublication's policy); "" from
+	// CheckMarkers, which judges no one.
+	Actor string
 }
 
 // CheckPublication decides whether op may publish the project in dir (absolute):
@@ -58,6 +61,7 @@ func CheckPublication(p *Policy, dir, op string, cfg *Config) (*PublicationDecis
 	d.Locks = locks
 	d.Warnings = append(append([]string(nil), locks.Warnings...), d.Warnings...)
 	d.Allowed = len(d.Refusals) == 0 && locks.Allowed
+	d.Actor = p.id.Owner
 	return d, nil
 }
 

@@ -89,9 +89,9 @@ func RunPublish(opts PublishOptions) error {
 	}
 	d.Explain(env.Stderr)
 	if !d.Allowed {
-		guard.RecordDecision(env, "publish", opts.Identity.Owner, d.Locks)
+		guard.RecordDecision(env, "publish", d.Actor, d.Locks)
 		if d.Locks == nil || d.Locks.Allowed {
-			guard.RecordGate(env, guard.EventRefused, "publish", opts.Identity.Owner, c.ProjectDir, c.Op+" refused by the project's markers: "+cmdline)
+			guard.RecordGate(env, guard.EventRefused, "publish", d.Actor, c.ProjectDir, c.Op+" refused by the project's markers: "+cmdline)
 		}
 		fmt.Fprintf(env.Stderr, "guard: %s was not run.\n", cmdline)
 		return guard.Silent(guard.ExitRefused)
@@ -166,6 +166,10 @@ func decideAll(env *guard.Env, id guard.Identity, c classify.Classification) (*g
 			continue
 		}
 		all.Warnings = append(all.Warnings, d.Warnings...)
+		if len(d.Refusals) > 0 && len(all.Refusals) == 0 {
+			// The history names who was refused: the first refusing project's judge.
+			all.Actor = d.Actor
+		}
 		all.Refusals = append(all.Refusals, d.Refusals...)
 		for _, m := range d.Markers.Public {
 			if !slices.ContainsFunc(all.Markers.Public, func(x *guard.Marker) bool { return x.Path == m.Path }) {
