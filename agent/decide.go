@@ -48,6 +48,9 @@ type Verdict struct {
 	// rewrite (sandbox.go), not guard's: only guard's own refusals are recorded in
 	// the history.
 	AgentRules bool
+	// Identity is who the decision was made for (the agent in the call's working
+	// directory, agentOf): the sandbox rewrite runs as it, the history records it.
+	Identity guard.Identity
 }
 
 // DecideOptions are what the decision needs besides the call.
@@ -65,11 +68,32 @@ type DecideOptions struct {
 	Strict string
 }
 
+// agentID is who the agent making a call is, decided once per call by guard's one
+// answer (guard.AgentSource, guard.AgentIdentity): every judgement of the call (its
+// writes, its guard commands, its claims, the sandbox rewrite, the history) asks it,
+// so that an agent's own lock never refuses its own write.
+type agentID struct {
+	env     *guard.Env
+	session string
+	// from is guard.AgentSource's answer: FromGuardOwner, FromSession or FromUsual.
+	from string
+}
+
+func agentOf(env *guard.Env, call *Call) agentID {
+	return agentID{env: env, session: call.SessionID, from: guard.AgentSource(env, call.SessionID)}
+}
+
+// in is the agent's identity for the paths subject s governs: GUARD_OWNER, else its
+// session id, else guard's usual owner there; the host is guard's usual host.
+func (a agentID) in(s *guard.Subject) guard.Identity {
+	return guard.AgentIdentity(a.env, a.session, s.Identity)
+}
+
 // Identity returns who the agent is for lock ownership: GUARD_OWNER, else its
 // session id (else guard's usual owner, as the subject resolved it); the host is
 // guard's usual host.
 func Identity(env *guard.Env, call *Call, s *guard.Subject) guard.Identity {
-	return guard.AgentIdentity(env, call.SessionID, s.Identity)
+	return agentOf(env, call).in(s)
 }
 
 // Decide is the one decision core of every agent hook: it asks the lock policy (the
@@ -85,9 +109,10 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 			return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: cannot read the configuration: %v (fail closed)", err)}, nil
 		}
 	}
+	who := agentOf(env, call)
 	d := &decider{
 		env: env, call: call, opts: opts, cfg: subject.Config, subject: subject,
-		id:    Identity(env, call, subject),
+		who: who, id: who.in(subject),
 		perms: guard.NewPermissionsChain(),
 	}
 	d.policy = guard.NewPolicy(env, d.id)
@@ -95,6 +120,7 @@ func Decide(env *guard.Env, call *Call, opts DecideOptions) (*Verdict, error) {
 	guard.RecordAgentSession(env, call.Agent, call.SessionID)
 	d.run()
 	v := d.verdict()
+	v.Identity = d.id
 	if v.Decision == None && opts.Claim && len(d.written) > 0 {
 		v.Claimed = d.claim()
 		v.Warnings = d.warnings
@@ -109,9 +135,11 @@ type decider struct {
 	cfg  *guard.Config
 	// subject is the call's working directory as guard resolved it.
 	subject *guard.Subject
-	id      guard.Identity
-	policy  *guard.Policy
-	perms   *guard.PermissionsChain
+	// who is the agent; id its identity in the call's working directory.
+	who    agentID
+	id     guard.Identity
+	policy *guard.Policy
+	perms  *guard.PermissionsChain
 
 	denies   []string
 	asks     []string
@@ -218,7 +246,7 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 		return
 	}
 	for _, s := range subjects {
-		s.Identity = Identity(d.env, d.call, s)
+		s.Identity = d.who.in(s)
 	}
 	dec, err := guard.CheckSubjects(d.env, subjects, guard.Request{Ops: ops, Descend: descend})
 	if err != nil {
@@ -229,7 +257,7 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 	if dec.Allowed {
 		return
 	}
-	d.deny(refusal(dec) + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, identityNote(d.env)))
+	d.deny(refusal(dec) + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, d.who.note()))
 }
 
 // refusal is a decision's refusal explained for an agent (guard.AgentWayOut: wait,
@@ -243,14 +271,17 @@ func refusal(dec interface {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// identityNote says where the agent's identity comes from, so that it knows which
-// locks are its own: a lock it claims through guard's MCP tools (or its earlier
-// writes) is owned by this same identity and never stops it.
-func identityNote(env *guard.Env) string {
-	if env.Env("GUARD_OWNER") != "" {
+// note says where the agent's identity comes from, so that it knows which locks are
+// its own: a lock it claims through guard's MCP tools (or its earlier writes) is
+// owned by this same identity and never stops it.
+func (a agentID) note() string {
+	switch a.from {
+	case guard.FromGuardOwner:
 		return "from GUARD_OWNER; locks you claim through guard's MCP tools are yours"
+	case guard.FromSession:
+		return "your session id; locks you claim through guard's MCP tools are yours"
 	}
-	return "your session id; locks you claim through guard's MCP tools are yours"
+	return "guard's usual identity here (no session id came with the call); locks you claim through guard's MCP tools are yours"
 }
 
 // shell judges a command line by its obvious effects.
@@ -438,7 +469,7 @@ func (d *decider) publication(e Effect) {
 		d.deny(fmt.Sprintf("guard: cannot judge %s of %s: %v (fail closed)", e.Op, e.Path, err))
 		return
 	}
-	dec, err := guard.CheckPublication(guard.NewPolicy(d.env, Identity(d.env, d.call, project)), e.Path, e.Op, project.Config)
+	dec, err := guard.CheckPublication(guard.NewPolicy(d.env, d.who.in(project)), e.Path, e.Op, project.Config)
 	if err != nil {
 		d.deny(fmt.Sprintf("guard: cannot judge %s of %s: %v (fail closed)", e.Op, e.Path, err))
 		return

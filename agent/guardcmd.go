@@ -198,8 +198,11 @@ func (d *decider) guardCalls(calls []GuardCall) {
 			// The agent's identity and where it comes from; no hint at taking another
 			// (the agent refusal text suggests neither forcing nor impersonating).
 			from := "from GUARD_OWNER"
-			if d.env.Env("GUARD_OWNER") == "" {
+			switch d.who.from {
+			case guard.FromSession:
 				from = "your session id"
+			case guard.FromUsual:
+				from = "guard's usual identity here"
 			}
 			d.deny(fmt.Sprintf("guard: refused %s: %s.\n  (you are %s on host %s, %s)", quoteCmd(g.Text), why, d.id.Owner, d.id.Host, from))
 		}
@@ -219,7 +222,7 @@ func (d *decider) guardCall(g GuardCall) string {
 		own := g.Owner == d.id.Owner
 		if g.OwnerDynamic {
 			// --owner "$GUARD_OWNER" is the agent's own identity when it has one.
-			own = d.env.Env("GUARD_OWNER") != "" && (g.Owner == "$GUARD_OWNER" || g.Owner == "${GUARD_OWNER}")
+			own = d.who.from == guard.FromGuardOwner && (g.Owner == "$GUARD_OWNER" || g.Owner == "${GUARD_OWNER}")
 		}
 		if !own {
 			if g.OwnerDynamic {
@@ -231,7 +234,7 @@ func (d *decider) guardCall(g GuardCall) string {
 	if why := ownerChange(d.call.Command, d.id.Owner); why != "" {
 		return why + ", which makes guard act as someone other than this agent; an agent acts only as itself"
 	}
-	if g.EnvReset && !g.OwnerSet && d.env.Env("GUARD_OWNER") != "" {
+	if g.EnvReset && !g.OwnerSet && d.who.from == guard.FromGuardOwner {
 		return "a wrapper before it clears GUARD_OWNER, which makes guard act as someone other than this agent; an agent acts only as itself"
 	}
 	switch g.Sub {
@@ -272,7 +275,7 @@ func (d *decider) anotherLock(dir string) string {
 		return fmt.Sprintf("a lock guard cannot check (%v)", err)
 	}
 	for _, s := range subjects {
-		s.Identity = Identity(d.env, d.call, s)
+		s.Identity = d.who.in(s)
 	}
 	dec, err := guard.CheckSubjects(d.env, subjects, guard.Request{Ops: []string{OpEdit}, Descend: true})
 	if err != nil {

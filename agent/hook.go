@@ -59,19 +59,31 @@ func RunHook(opts HookOptions) error {
 		fmt.Fprintf(env.Stderr, "guard: claimed %s\n", c)
 	}
 	if (v.Decision == Deny || v.Decision == Ask) && !v.AgentRules {
-		guard.RecordGate(env, guard.EventRefused, "agent-hook", env.Env("GUARD_OWNER"), env.Dir, string(v.Decision)+" ("+opts.Agent+"): "+v.Reason)
+		// The actor is the identity the decision was made for (a session id when
+		// that is all the agent is known by), the owner of the agent's claims.
+		guard.RecordGate(env, guard.EventRefused, "agent-hook", v.Identity.Owner, env.Dir, string(v.Decision)+" ("+opts.Agent+"): "+v.Reason)
 	}
 	return WriteAnswer(env.Stdout, opts.Agent, v)
 }
 
+// hookVerdict answers the call on stdin; the verdict names the identity it was made
+// for (the agent's as far as it is known when guard cannot decide).
 func hookVerdict(opts HookOptions) (v *Verdict) {
+	env := opts.Env
+	var call *Call
 	defer func() {
 		// A bug must not let a tool call through: answer with a denial instead.
 		if r := recover(); r != nil {
 			v = &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: internal error (%v); guard refuses when it cannot decide (fail closed). Please report it.", r)}
 		}
+		if v.Identity.Owner == "" {
+			session := ""
+			if call != nil {
+				session = call.SessionID
+			}
+			v.Identity.Owner = guard.AgentOwner(env, session)
+		}
 	}()
-	env := opts.Env
 	call, err := ReadCall(opts.Agent, env.Stdin, env.Dir)
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: "guard: " + err.Error() + "; guard refuses what it cannot read (fail closed)."}
@@ -94,10 +106,12 @@ func hookVerdict(opts HookOptions) (v *Verdict) {
 	if err != nil {
 		return &Verdict{Decision: Deny, Reason: fmt.Sprintf("guard: %v (fail closed).", err)}
 	}
-	if plan != nil {
-		return plan.apply(env, call, subject, decided)
+	if plan == nil {
+		return decided
 	}
-	return decided
+	out := plan.apply(env, call, subject, decided)
+	out.Identity = decided.Identity
+	return out
 }
 
 // claudeAnswer is Claude Code's PreToolUse hook output.

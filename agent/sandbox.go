@@ -238,7 +238,8 @@ func sandboxVerdict(env *guard.Env, call *Call, subject *guard.Subject, v *Verdi
 		return v
 	}
 	exe := env.Executable
-	id := Identity(env, call, subject)
+	// The identity the verdict was made for: the sandbox judges as the hook did.
+	id := v.Identity
 	shell := SandboxShell(env)
 	if exe == "" || id.Owner == "" || id.Host == "" {
 		return &Verdict{Decision: Deny, Warnings: v.Warnings, Reason: "guard: [agent] sandbox is on, but guard cannot tell its own binary or the agent's identity, so it cannot sandbox this command (fail closed)."}

@@ -17,7 +17,7 @@ import (
 // identity for the path, CONTRACT.md section 2). The host is always base's.
 func AgentIdentity(env *Env, sessionID string, base Identity) Identity {
 	id := base
-	if env.Env("GUARD_OWNER") == "" && sessionID != "" {
+	if AgentSource(env, sessionID) == FromSession {
 		id.Owner = sessionID
 	}
 	return id
@@ -27,10 +27,38 @@ func AgentIdentity(env *Env, sessionID string, base Identity) Identity {
 // else the session id; "" when neither is known (the caller then resolves guard's
 // usual identity, per path, as the CLI does).
 func AgentOwner(env *Env, sessionID string) string {
-	if o := env.Env("GUARD_OWNER"); o != "" {
-		return o
+	switch AgentSource(env, sessionID) {
+	case FromGuardOwner:
+		return env.Env("GUARD_OWNER")
+	case FromSession:
+		return sessionID
 	}
-	return sessionID
+	return ""
+}
+
+// Where AgentIdentity takes an agent's owner from (AgentSource).
+const (
+	// FromGuardOwner: GUARD_OWNER is set, and names the agent whatever its session.
+	FromGuardOwner = "GUARD_OWNER"
+	// FromSession: the agent is known by its session id alone.
+	FromSession = "session"
+	// FromUsual: neither is known; the agent is guard's usual identity for the path
+	// (CONTRACT.md section 2: .guard.toml owner, else <user>@<host>).
+	FromUsual = "usual"
+)
+
+// AgentSource says where AgentIdentity takes the owner of the agent whose session is
+// sessionID from: FromGuardOwner, FromSession or FromUsual. It is the one place that
+// decides it; callers that explain an identity, or judge whether a command keeps it,
+// ask it rather than reading GUARD_OWNER.
+func AgentSource(env *Env, sessionID string) string {
+	switch {
+	case env.Env("GUARD_OWNER") != "":
+		return FromGuardOwner
+	case sessionID != "":
+		return FromSession
+	}
+	return FromUsual
 }
 
 // An agent client starts guard twice over: a hook process for every tool call (its

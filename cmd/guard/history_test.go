@@ -115,3 +115,71 @@ func TestHistoryRecordsWaiting(t *testing.T) {
 	assert.Equal(t, "bob", evs[0]["owner"])
 	assert.Contains(t, evs[0]["detail"], "lock: waiting for "+filepath.Join(root, "LOCK.txt")+" held by bob")
 }
+
+// An agent known only by its session id (no GUARD_OWNER) claims as that session, and
+// the history records a refusal's actor as the identity the hook judged, in each
+// client's hook protocol: the refused event names the session that was refused, and
+// the lock's owner the session that claimed; the claiming session's own lease never
+// refuses its own write.
+func TestHistoryRecordsTheAgentSessionTheHookJudged(t *testing.T) {
+	for _, agent := range []string{"claude", "gemini", "codex"} {
+		t.Run(agent, func(t *testing.T) {
+			repo := ctRepo(t, map[string]string{"src/a.go": "a\n"})
+			env := []string{"XDG_STATE_HOME=" + t.TempDir()}
+			file := filepath.Join(repo, "src", "a.go")
+			write := func(session string) string {
+				tool, event := "Write", "PreToolUse"
+				if agent == "gemini" {
+					tool, event = "write_file", "BeforeTool"
+				}
+				b, err := json.Marshal(map[string]any{"tool_name": tool, "tool_input": map[string]any{"file_path": file, "content": "x\n"},
+					"cwd": repo, "session_id": session, "hook_event_name": event})
+				require.NoError(t, err)
+				out, errOut, code := ctRun(t, repo, env, string(b), "agent-hook", agent, "--claim")
+				require.Equal(t, 0, code, errOut)
+				return out
+			}
+			noObjection := map[string]string{"claude": "", "codex": "", "gemini": "{}\n"}[agent]
+
+			assert.Equal(t, noObjection, write("sess-a"), "the first write claims src")
+			assert.Equal(t, noObjection, write("sess-a"), "the claiming session's own lease does not refuse it")
+			assert.Contains(t, write("sess-b"), "deny", "another session is refused")
+
+			out, errOut, code := ctRun(t, repo, env, "", "history", "--json", "--event", "refused")
+			require.Equal(t, 0, code, errOut)
+			var evs []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &evs), out)
+			require.Len(t, evs, 1, out)
+			assert.Equal(t, "sess-b", evs[0]["actor"], "the refused session, not GUARD_OWNER (unset)")
+			assert.Contains(t, evs[0]["detail"], "agent-hook: deny ("+agent+"): ")
+
+			out, errOut, code = ctRun(t, repo, env, "", "scan", "--json", repo)
+			require.Equal(t, 0, code, errOut)
+			locks := ctLocks(t, out)
+			require.Len(t, locks, 1, out)
+			assert.Equal(t, "sess-a", locks[0]["owner"], "the claim is the session's")
+		})
+	}
+}
+
+// One check over two repositories judges each path as its own repository's owner
+// (.guard.toml), and each refusal's event names the owner that was judged there.
+func TestHistoryRecordsEachRefusalAsTheOwnerJudged(t *testing.T) {
+	ann := ctRepo(t, map[string]string{".guard.toml": "owner = \"ann\"\n", "src/a.go": "a\n"})
+	ben := ctRepo(t, map[string]string{".guard.toml": "owner = \"ben\"\n", "src/b.go": "b\n"})
+	ctWrite(t, ann, "src/LOCK.txt", "owner: carol\n"+ctLive)
+	ctWrite(t, ben, "src/LOCK.txt", "owner: carol\n"+ctLive)
+	env := []string{"XDG_STATE_HOME=" + t.TempDir()}
+
+	_, _, code := ctRun(t, ann, env, "", "check", filepath.Join(ann, "src", "a.go"), filepath.Join(ben, "src", "b.go"))
+	require.Equal(t, 1, code)
+	out, errOut, code := ctRun(t, ann, env, "", "history", "--json")
+	require.Equal(t, 0, code, errOut)
+	var evs []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &evs), out)
+	actors := map[string]any{}
+	for _, ev := range evs {
+		actors[ev["path"].(string)] = ev["actor"]
+	}
+	assert.Equal(t, map[string]any{filepath.Join(ann, "src", "LOCK.txt"): "ann", filepath.Join(ben, "src", "LOCK.txt"): "ben"}, actors, out)
+}
