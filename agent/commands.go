@@ -47,176 +47,62 @@ func setOf(names ...string) map[string]bool {
 	return m
 }
 
+// reader reads what one program writes, from its arguments; name is the program as
+// called (the members of a family differ in small ways: ln adds links, perl -i is
+// sed).
+type reader func(c *command, name string, args []shellWord)
+
+// tool is one family's reader and the names it reads.
+type tool struct {
+	names []string
+	read  reader
+}
+
+// programs is the table of the programs guard reads, keyed by name: one family of
+// tools per file (tools_*.go, git.go, guardcmd.go). Built in init: the readers
+// reach back into program through the commands they read (sh -c, find -exec).
+var programs map[string]reader
+
+func init() {
+	programs = programTable(fileTools, textTools, netTools, shellTools, findTools,
+		archiveTools, patchTools, buildTools, gitTools, guardTools)
+}
+
+// programTable keys the families' readers by program name; a name in two families is
+// a mistake in the tables.
+func programTable(families ...[]tool) map[string]reader {
+	m := map[string]reader{}
+	for _, f := range families {
+		for _, t := range f {
+			for _, n := range t.names {
+				if _, dup := m[n]; dup {
+					panic("agent: program " + n + " has two readers")
+				}
+				m[n] = t.read
+			}
+		}
+	}
+	return m
+}
+
 // program reads what one command (wrappers removed) writes.
 func (c *command) program(name, path string, args []shellWord) {
 	a := c.a
 	if c.moreArgs && !readOnly[name] {
 		a.cannot("xargs gives " + quoteCmd(c.text) + " arguments only known when it runs")
 	}
-	switch name {
-	case "rm":
-		for _, w := range operands(args, "") {
-			a.deepTarget(w, c.cwd, c.text)
-		}
-	case "rmdir", "unlink", "touch", "mkdir", "shred", "mkfifo", "mknod":
-		for _, w := range operands(args, optionArgs[name]) {
-			a.target(w, c.cwd, OpEdit, c.text)
-		}
-	case "truncate":
-		for _, w := range operands(args, "sr") {
-			a.target(w, c.cwd, OpEdit, c.text)
-		}
-	case "mv":
-		// The sources disappear and the destination changes: all are written.
-		ops, dest := operandsWithTarget(args, "tS")
-		for _, w := range ops {
-			a.deepTarget(w, c.cwd, c.text)
-		}
-		if dest != nil {
-			a.target(*dest, c.cwd, OpEdit, c.text)
-		}
-	case "cp", "ln", "install", "rsync", "scp":
-		c.copy(name, args)
-		if name == "ln" {
-			c.addLinks(args) // after the link's own write is judged
-		}
-	case "tee":
-		for _, w := range operands(args, "") {
-			a.target(w, c.cwd, OpEdit, c.text)
-		}
-	case "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon":
-		c.chmod(args)
-	case "sed", "gsed":
-		c.sed(args)
-	case "perl":
-		if perlInPlace(args) {
-			c.sed(args)
-			return
-		}
+	if read, ok := programs[name]; ok {
+		read(c, name, args)
+		return
+	}
+	switch {
+	case readOnly[name]:
+	case interpreters.MatchString(name):
 		c.interpreter(name, args)
-	case "dd":
-		for _, w := range args {
-			if rest, ok := strings.CutPrefix(w.Text, "of="); ok {
-				a.target(trimWord(w, len("of="), rest), c.cwd, OpEdit, c.text)
-			}
-		}
-	case "curl":
-		c.curl(args)
-	case "wget":
-		c.wget(args)
-	case "git":
-		c.git(args)
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash":
-		c.shell(name, args)
-	case "eval":
-		for _, w := range args {
-			if w.Dynamic {
-				a.cannot("the text of " + quoteCmd(c.text) + " is only known when it runs")
-				return
-			}
-		}
-		a.script(joinWords(args), c.cwd, c.depth+1)
-	case "trap", "alias":
-		// trap's first operand and an alias's value are shell text that runs later
-		// in this shell (on a signal or an exit; where aliases are expanded).
-		ops := operands(args, "")
-		if name == "trap" && len(ops) > 0 {
-			ops = ops[:1]
-		}
-		for _, w := range ops {
-			text := w.Text
-			if name == "alias" {
-				_, v, ok := strings.Cut(text, "=")
-				if !ok {
-					continue
-				}
-				text = v
-			}
-			if w.Dynamic {
-				a.cannot("the text of " + quoteCmd(c.text) + " is only known when it runs")
-				continue
-			}
-			a.script(text, c.cwd, c.depth+1)
-		}
-	case "source", ".":
-		a.unknown(quoteCmd(c.text) + " runs a script guard does not read")
-	case "find":
-		c.find(args)
-	case "apply_patch", "applypatch":
-		// Codex's patch tool run from the shell, the patch in a here-document.
-		text, ok := c.stdinText()
-		if !ok {
-			a.cannot(quoteCmd(c.text) + " reads its patch from somewhere guard cannot see")
-			return
-		}
-		c.patchPaths(text, -1)
-	case "patch":
-		c.patch(args)
-	case "tar", "bsdtar", "gtar":
-		c.tar(args)
-	case "unzip":
-		c.unzip(args)
-	case "7z", "7za", "7zr":
-		c.sevenZip(args)
-	case "ar":
-		if len(args) > 0 && strings.ContainsAny(strings.TrimPrefix(args[0].Text, "-"), "x") {
-			a.effect(Effect{Op: OpEdit, Path: c.cwd, Command: c.text, Descend: true})
-		} else if ops := operands(args, ""); len(ops) > 1 && strings.ContainsAny(args[0].Text, "rqdm") {
-			a.target(ops[1], c.cwd, OpEdit, c.text)
-		}
-	case "cpio":
-		c.cpio(args)
-	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd",
-		"lz4", "unlz4", "compress", "uncompress", "pigz", "unpigz", "lzip", "brotli":
-		c.compress(args)
-	case "sort", "shuf", "iconv":
-		for _, w := range optionValues(args, "okSTtn", "o", []string{"--output"}) {
-			a.target(w, c.cwd, OpEdit, c.text)
-		}
-	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
-		c.awk(name, args)
-	case "split", "csplit":
-		// They write their pieces next to the prefix, in the current folder by default.
-		ops := operands(args, "abCdlnt")
-		if len(ops) >= 2 {
-			a.target(ops[len(ops)-1], c.cwd, OpEdit, c.text)
-		} else {
-			c.inCwd()
-		}
-	case "yq":
-		if hasFlag(args, "-i", "--inplace") {
-			for _, w := range operands(args, "") {
-				a.target(w, c.cwd, OpEdit, c.text)
-			}
-		}
-	case "gofmt":
-		if hasShort(args, 'w') {
-			for _, w := range operands(args, "r") {
-				a.deepTarget(w, c.cwd, c.text)
-			}
-		}
-	case "go":
-		c.goTool(args)
-	case "sudoedit":
-		for _, w := range operands(args, "") {
-			a.target(w, c.cwd, OpEdit, c.text)
-		}
-	case "guard":
-		c.guardProgram(args)
-	case "npm", "pnpm", "yarn", "npx", "cargo", "gh":
-		if !c.readOnlySub(name, args) {
-			a.unknown(quoteCmd(c.text) + " runs programs guard does not read (package scripts, builds)")
-		}
+	case strings.Contains(path, "/"):
+		a.unknown(quoteCmd(c.text) + " runs a script or program guard does not know")
 	default:
-		switch {
-		case readOnly[name]:
-		case interpreters.MatchString(name):
-			c.interpreter(name, args)
-		case strings.Contains(path, "/"):
-			a.unknown(quoteCmd(c.text) + " runs a script or program guard does not know")
-		default:
-			a.unknown("guard cannot know what " + quoteCmd(c.text) + " writes")
-		}
+		a.unknown("guard cannot know what " + quoteCmd(c.text) + " writes")
 	}
 }
 

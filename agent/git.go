@@ -7,6 +7,12 @@ import (
 	"github.com/guardlocks/guard/internal/gitrun"
 )
 
+// gitTools is git (git_options.go: the options that write or run code; git_hookless.go:
+// what a commit or push without guard's hooks takes).
+var gitTools = []tool{
+	{[]string{"git"}, func(c *command, _ string, args []shellWord) { c.git(args) }},
+}
+
 // gitReads are git subcommands that change no file of the working tree (they may
 // write inside .git, which no lock covers as a work area).
 var gitReads = setOf(

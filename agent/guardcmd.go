@@ -11,6 +11,11 @@ import (
 	"github.com/guardlocks/guard/lockcore"
 )
 
+// guardTools is guard itself.
+var guardTools = []tool{
+	{[]string{"guard"}, func(c *command, _ string, args []shellWord) { c.guardProgram(args) }},
+}
+
 // guard's own commands, run by an agent in its shell, are judged like any other
 // program (CONTRACT.md section 4): an agent claims, renews and releases its own locks,
 // but it does not force another's lock away, act under another identity, take guard's

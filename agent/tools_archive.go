@@ -2,7 +2,25 @@ package agent
 
 import "strings"
 
-// copyOut etc. below read archive tools.
+// archiveTools are the archivers and compressors: they write the archive, or what
+// they extract.
+var archiveTools = []tool{
+	{[]string{"tar", "bsdtar", "gtar"}, func(c *command, _ string, args []shellWord) { c.tar(args) }},
+	{[]string{"unzip"}, func(c *command, _ string, args []shellWord) { c.unzip(args) }},
+	{[]string{"7z", "7za", "7zr"}, func(c *command, _ string, args []shellWord) { c.sevenZip(args) }},
+	{[]string{"ar"}, func(c *command, _ string, args []shellWord) {
+		if len(args) > 0 && strings.ContainsAny(strings.TrimPrefix(args[0].Text, "-"), "x") {
+			c.a.effect(Effect{Op: OpEdit, Path: c.cwd, Command: c.text, Descend: true})
+		} else if ops := operands(args, ""); len(ops) > 1 && strings.ContainsAny(args[0].Text, "rqdm") {
+			c.a.target(ops[1], c.cwd, OpEdit, c.text)
+		}
+	}},
+	{[]string{"cpio"}, func(c *command, _ string, args []shellWord) { c.cpio(args) }},
+	{[]string{"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd",
+		"lz4", "unlz4", "compress", "uncompress", "pigz", "unpigz", "lzip", "brotli"}, func(c *command, _ string, args []shellWord) {
+		c.compress(args)
+	}},
+}
 
 // tar reads tar: extracting writes anything below -C DIR (or the current folder);
 // creating or updating writes the archive.

@@ -2,6 +2,23 @@ package agent
 
 import "strings"
 
+// buildTools are the language tool chains and package managers.
+var buildTools = []tool{
+	{[]string{"go"}, func(c *command, _ string, args []shellWord) { c.goTool(args) }},
+	{[]string{"gofmt"}, func(c *command, _ string, args []shellWord) {
+		if hasShort(args, 'w') {
+			for _, w := range operands(args, "r") {
+				c.a.deepTarget(w, c.cwd, c.text)
+			}
+		}
+	}},
+	{[]string{"npm", "pnpm", "yarn", "npx", "cargo", "gh"}, func(c *command, name string, args []shellWord) {
+		if !c.readOnlySub(name, args) {
+			c.a.unknown(quoteCmd(c.text) + " runs programs guard does not read (package scripts, builds)")
+		}
+	}},
+}
+
 // goTool reads the go command: build writes its output (-o, else the current
 // folder), fmt rewrites its packages, mod and get change the module files; test, run
 // and generate run programs guard does not read.

@@ -6,6 +6,65 @@ import (
 	"strings"
 )
 
+// fileTools are the programs that write the files and folders they are given.
+var fileTools = []tool{
+	{[]string{"rm"}, func(c *command, _ string, args []shellWord) {
+		for _, w := range operands(args, "") {
+			c.a.deepTarget(w, c.cwd, c.text)
+		}
+	}},
+	{[]string{"rmdir", "unlink", "touch", "mkdir", "shred", "mkfifo", "mknod"}, func(c *command, name string, args []shellWord) {
+		for _, w := range operands(args, optionArgs[name]) {
+			c.a.target(w, c.cwd, OpEdit, c.text)
+		}
+	}},
+	{[]string{"truncate"}, func(c *command, _ string, args []shellWord) {
+		for _, w := range operands(args, "sr") {
+			c.a.target(w, c.cwd, OpEdit, c.text)
+		}
+	}},
+	{[]string{"mv"}, func(c *command, _ string, args []shellWord) {
+		// The sources disappear and the destination changes: all are written.
+		ops, dest := operandsWithTarget(args, "tS")
+		for _, w := range ops {
+			c.a.deepTarget(w, c.cwd, c.text)
+		}
+		if dest != nil {
+			c.a.target(*dest, c.cwd, OpEdit, c.text)
+		}
+	}},
+	{[]string{"cp", "ln", "install", "rsync", "scp"}, func(c *command, name string, args []shellWord) {
+		c.copy(name, args)
+		if name == "ln" {
+			c.addLinks(args) // after the link's own write is judged
+		}
+	}},
+	{[]string{"tee", "sudoedit"}, func(c *command, _ string, args []shellWord) {
+		for _, w := range operands(args, "") {
+			c.a.target(w, c.cwd, OpEdit, c.text)
+		}
+	}},
+	{[]string{"chmod", "chown", "chgrp", "chattr", "setfacl", "chcon"}, func(c *command, _ string, args []shellWord) {
+		c.chmod(args)
+	}},
+	{[]string{"dd"}, func(c *command, _ string, args []shellWord) {
+		for _, w := range args {
+			if rest, ok := strings.CutPrefix(w.Text, "of="); ok {
+				c.a.target(trimWord(w, len("of="), rest), c.cwd, OpEdit, c.text)
+			}
+		}
+	}},
+	{[]string{"split", "csplit"}, func(c *command, _ string, args []shellWord) {
+		// They write their pieces next to the prefix, in the current folder by default.
+		ops := operands(args, "abCdlnt")
+		if len(ops) >= 2 {
+			c.a.target(ops[len(ops)-1], c.cwd, OpEdit, c.text)
+		} else {
+			c.inCwd()
+		}
+	}},
+}
+
 // copy reads cp, ln, install, rsync and scp: they write their destination; a
 // recursive copy of a folder's contents (SRC/. or rsync's SRC/) writes each of its
 // entries' names in the destination, and --delete removes what is not in the source.

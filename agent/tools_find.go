@@ -2,6 +2,11 @@ package agent
 
 import "strings"
 
+// findTools is find, which deletes and runs commands below its roots.
+var findTools = []tool{
+	{[]string{"find"}, func(c *command, _ string, args []shellWord) { c.find(args) }},
+}
+
 // find reads `find ROOT... EXPR`: -delete removes files below the roots; -exec and
 // its kin run a command on paths below them, read as such.
 func (c *command) find(args []shellWord) {

@@ -2,6 +2,12 @@ package agent
 
 import "strings"
 
+// netTools are the downloaders: they write what they fetch.
+var netTools = []tool{
+	{[]string{"curl"}, func(c *command, _ string, args []shellWord) { c.curl(args) }},
+	{[]string{"wget"}, func(c *command, _ string, args []shellWord) { c.wget(args) }},
+}
+
 // curl reads curl's outputs: -o FILE, -O (the remote name, in --output-dir or the
 // current folder), --output-dir, and the files it writes headers and cookies to.
 func (c *command) curl(args []shellWord) {

@@ -9,6 +9,20 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// patchTools apply patches: they edit the files the patch names.
+var patchTools = []tool{
+	{[]string{"apply_patch", "applypatch"}, func(c *command, _ string, _ []shellWord) {
+		// Codex's patch tool run from the shell, the patch in a here-document.
+		text, ok := c.stdinText()
+		if !ok {
+			c.a.cannot(quoteCmd(c.text) + " reads its patch from somewhere guard cannot see")
+			return
+		}
+		c.patchPaths(text, -1)
+	}},
+	{[]string{"patch"}, func(c *command, _ string, args []shellWord) { c.patch(args) }},
+}
+
 // patch reads patch: it edits the files its patch names (read from -i FILE, the
 // second operand, or its input), or the file given as the first operand, or -o FILE.
 func (c *command) patch(args []shellWord) {

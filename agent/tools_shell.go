@@ -2,6 +2,49 @@ package agent
 
 import "strings"
 
+// shellTools are the shells and the builtins that run shell text: the text is read
+// as commands of its own.
+var shellTools = []tool{
+	{[]string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash"}, func(c *command, name string, args []shellWord) {
+		c.shell(name, args)
+	}},
+	{[]string{"eval"}, func(c *command, _ string, args []shellWord) {
+		for _, w := range args {
+			if w.Dynamic {
+				c.a.cannot("the text of " + quoteCmd(c.text) + " is only known when it runs")
+				return
+			}
+		}
+		c.a.script(joinWords(args), c.cwd, c.depth+1)
+	}},
+	{[]string{"trap", "alias"}, func(c *command, name string, args []shellWord) {
+		// trap's first operand and an alias's value are shell text that runs later
+		// in this shell (on a signal or an exit; where aliases are expanded).
+		ops := operands(args, "")
+		if name == "trap" && len(ops) > 0 {
+			ops = ops[:1]
+		}
+		for _, w := range ops {
+			text := w.Text
+			if name == "alias" {
+				_, v, ok := strings.Cut(text, "=")
+				if !ok {
+					continue
+				}
+				text = v
+			}
+			if w.Dynamic {
+				c.a.cannot("the text of " + quoteCmd(c.text) + " is only known when it runs")
+				continue
+			}
+			c.a.script(text, c.cwd, c.depth+1)
+		}
+	}},
+	{[]string{"source", "."}, func(c *command, _ string, _ []shellWord) {
+		c.a.unknown(quoteCmd(c.text) + " runs a script guard does not read")
+	}},
+}
+
 // shell reads sh -c TEXT, a here-document or here-string fed to a shell, and a script
 // file run by a shell.
 func (c *command) shell(name string, args []shellWord) {

@@ -5,6 +5,31 @@ import (
 	"strings"
 )
 
+// textTools are the programs that transform text, writing files only when told to.
+var textTools = []tool{
+	{[]string{"sed", "gsed"}, func(c *command, _ string, args []shellWord) { c.sed(args) }},
+	{[]string{"perl"}, func(c *command, name string, args []shellWord) {
+		if perlInPlace(args) {
+			c.sed(args)
+			return
+		}
+		c.interpreter(name, args)
+	}},
+	{[]string{"awk", "gawk", "mawk", "nawk", "busybox-awk"}, func(c *command, name string, args []shellWord) { c.awk(name, args) }},
+	{[]string{"sort", "shuf", "iconv"}, func(c *command, _ string, args []shellWord) {
+		for _, w := range optionValues(args, "okSTtn", "o", []string{"--output"}) {
+			c.a.target(w, c.cwd, OpEdit, c.text)
+		}
+	}},
+	{[]string{"yq"}, func(c *command, _ string, args []shellWord) {
+		if hasFlag(args, "-i", "--inplace") {
+			for _, w := range operands(args, "") {
+				c.a.target(w, c.cwd, OpEdit, c.text)
+			}
+		}
+	}},
+}
+
 // perlInPlace reports perl -i (also in a group, -pi).
 func perlInPlace(args []shellWord) bool {
 	for _, w := range args {
