@@ -91,8 +91,9 @@ func RunRelease(opts ReleaseOptions) error {
 		}
 		releaseOwn(env, &res, l.Path, owner, now)
 	}
-	// The claims the session made through guard mcp (its journal): those still its own.
-	for _, p := range guard.AgentClaims(env, owner) {
+	// The claims the session made through guard mcp (its journal; another session of
+	// the same owner keeps its own): those still its own.
+	for _, p := range guard.AgentClaims(env, owner, session) {
 		l, err := lockcore.ReadLock(p, now.Location())
 		if err != nil || l.Owner != owner || slices.Contains(res.Released, p) {
 			continue // released, taken over or expired and pruned since: not ours now
@@ -100,7 +101,7 @@ func RunRelease(opts ReleaseOptions) error {
 		releaseOwn(env, &res, p, owner, now)
 	}
 	if len(res.Errors) == 0 {
-		guard.ForgetAgentClaims(env, owner)
+		guard.ForgetAgentClaims(env, owner, session)
 	}
 	for _, path := range teamLockCandidates(root, dir) {
 		released, err := releaseTeamClaims(path, owner, now)

@@ -246,8 +246,9 @@ func (sv *Server) abs(p string) string {
 	return filepath.Clean(p)
 }
 
-// remember puts a claim the lock tool made into the owner's journal, which
-// agent-release reads at the session's end (guard.RecordAgentClaim).
+// remember puts a claim the lock tool made into the journal of the owner and the
+// client's session, which agent-release reads at that session's end
+// (guard.RecordAgentClaim).
 func (sv *Server) remember(lockJSON []byte, owner string) {
 	var doc struct {
 		Path string `json:"path"`
@@ -261,7 +262,8 @@ func (sv *Server) remember(lockJSON []byte, owner string) {
 	if owner == "" {
 		owner = doc.Lock.Owner
 	}
-	_ = guard.RecordAgentClaim(sv.o.Env, owner, doc.Path)
+	session, _ := guard.ClientSession(sv.o.Env)
+	_ = guard.RecordAgentClaim(sv.o.Env, owner, session, doc.Path)
 	sv.claimsMu.Lock()
 	defer sv.claimsMu.Unlock()
 	if sv.claims == nil {

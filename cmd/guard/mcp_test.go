@@ -236,6 +236,26 @@ func TestMCPClaimsAsTheSessionTheAgentHookJudges(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		assert.NoFileExists(t, filepath.Join(repo, "src", "LOCK.txt"))
 	})
+	t.Run("agents sharing one GUARD_OWNER end their sessions apart", func(t *testing.T) {
+		repo := ctRepo(t, map[string]string{"src/a.go": "package a\n", "docs/d.md": "d\n"})
+		home := t.TempDir() // no session record: each server knows its session from Claude Code
+		env := func(session string) []string {
+			return []string{"HOME=" + home, "GUARD_OWNER=team", "CLAUDE_CODE_SESSION_ID=" + session}
+		}
+		for session, dir := range map[string]string{"sess-a": "src", "sess-b": "docs"} {
+			c := startMCP(t, repo, env(session))
+			code, text, _ := c.call(t, "lock", map[string]any{"path": dir})
+			require.Equal(t, 0, code, text)
+			assert.Contains(t, ctRead(t, filepath.Join(repo, dir, "LOCK.txt")), "owner: team\n")
+		}
+		out, errOut, code := ctRun(t, repo, env("sess-a"), `{"session_id":"sess-a","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "claude")
+		require.Equal(t, 0, code, errOut)
+		assert.Equal(t, "released "+filepath.Join(repo, "src", "LOCK.txt")+"\n", out)
+		assert.FileExists(t, filepath.Join(repo, "docs", "LOCK.txt"), "the other session's claim stays")
+		out, errOut, code = ctRun(t, repo, env("sess-b"), `{"session_id":"sess-b","cwd":"`+repo+`","hook_event_name":"SessionEnd"}`, "agent-release", "--hook", "claude")
+		require.Equal(t, 0, code, errOut)
+		assert.Equal(t, "released "+filepath.Join(repo, "docs", "LOCK.txt")+"\n", out)
+	})
 	t.Run("--owner wins", func(t *testing.T) {
 		repo := ctRepo(t, map[string]string{"src/a.go": "package a\n"})
 		c := startMCP(t, repo, []string{"CLAUDE_CODE_SESSION_ID=sess-c1"}, "--owner", "carol")
