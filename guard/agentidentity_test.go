@@ -18,11 +18,11 @@ import (
 func TestAnAgentIsItsGuardOwnerElseItsSession(t *testing.T) {
 	base := Identity{Owner: "dev@laptop", Host: "laptop"}
 	tests := []struct {
-		name, guardOwner, session, want string
+		name, guardOwner, session, want, from string
 	}{
-		{"GUARD_OWNER wins over the session", "alice", "sess-1", "alice"},
-		{"the session id without GUARD_OWNER", "", "sess-1", "sess-1"},
-		{"guard's usual identity without either", "", "", "dev@laptop"},
+		{"GUARD_OWNER wins over the session", "alice", "sess-1", "alice", FromGuardOwner},
+		{"the session id without GUARD_OWNER", "", "sess-1", "sess-1", FromSession},
+		{"guard's usual identity without either", "", "", "dev@laptop", FromUsual},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -38,6 +38,7 @@ func TestAnAgentIsItsGuardOwnerElseItsSession(t *testing.T) {
 				id = AgentIdentity(env, tc.session, Identity{Owner: tc.guardOwner, Host: "laptop"})
 			}
 			assert.Equal(t, Identity{Owner: tc.want, Host: "laptop"}, id)
+			assert.Equal(t, tc.from, AgentSource(env, tc.session))
 			if tc.want != base.Owner {
 				assert.Equal(t, tc.want, AgentOwner(env, tc.session))
 			} else {
