@@ -144,14 +144,14 @@ func (sv *Server) identity() (owner, how string) {
 	if sv.o.Owner != "" {
 		return sv.o.Owner, "--owner"
 	}
-	if g := env.Env("GUARD_OWNER"); g != "" {
-		return g, "GUARD_OWNER"
-	}
 	sid, how := guard.ClientSession(env)
-	if sid == "" {
-		return "", "guard's usual identity (no agent session was found: the agent hook has not run in this client yet, and it tells guard mcp nothing of its session)"
+	switch guard.AgentSource(env, sid) {
+	case guard.FromGuardOwner:
+		return guard.AgentOwner(env, sid), "GUARD_OWNER"
+	case guard.FromSession:
+		return guard.AgentOwner(env, sid), how
 	}
-	return guard.AgentOwner(env, sid), how
+	return "", "guard's usual identity (no agent session was found: the agent hook has not run in this client yet, and it tells guard mcp nothing of its session)"
 }
 
 // usual is guard's usual identity in the project (CONTRACT.md section 2), with
