@@ -30,9 +30,6 @@ type RunOptions struct {
 	Grace string
 	// Args are COMMAND and its arguments.
 	Args []string
-	// Environ is COMMAND's environment, to which GUARD_LOCK_HELD, LOCK_FENCE and
-	// LOCK_FENCE_FILE are added.
-	Environ []string
 	// Signals delivers the signals guard receives that COMMAND should get (SIGINT,
 	// SIGTERM, SIGHUP); nil passes none.
 	Signals <-chan os.Signal
@@ -63,7 +60,7 @@ func RunRun(o RunOptions) error {
 		}
 		grace = g
 	}
-	prog, err := execpath.Look(o.Args[0], env.Dir, execpath.Value(o.Environ, "PATH"))
+	prog, err := execpath.Look(o.Args[0], env.Dir, execpath.Value(env.Environ, "PATH"))
 	if err != nil {
 		return guard.Exitf(ExitNotFound, "run: %w", err)
 	}
@@ -173,14 +170,13 @@ func superviseChild(o RunOptions, prog string, h lockcore.Handle, grace time.Dur
 }
 
 // childCommand is COMMAND as guard starts it: guard's streams and working
-// directory, the environment with the lock's fence.
+// directory, its environment (Env.Environ) with the lock's fence.
 func childCommand(o RunOptions, prog string, h lockcore.Handle) *exec.Cmd {
 	env := o.Env
 	cmd := exec.Command(prog, o.Args[1:]...)
 	cmd.Args[0] = o.Args[0]
 	cmd.Dir = env.Dir
-	cmd.Env = append(withoutVars(o.Environ, "GUARD_LOCK_HELD", "LOCK_FENCE", "LOCK_FENCE_FILE"),
-		"GUARD_LOCK_HELD=1", "LOCK_FENCE="+strconv.FormatInt(h.Fence(), 10), "LOCK_FENCE_FILE="+h.Path())
+	cmd.Env = execpath.With(env.Environ, "GUARD_LOCK_HELD=1", "LOCK_FENCE="+strconv.FormatInt(h.Fence(), 10), "LOCK_FENCE_FILE="+h.Path())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
 	return cmd
 }
@@ -228,20 +224,4 @@ func ttyFd(env *guard.Env) int {
 		return int(f.Fd())
 	}
 	return -1
-}
-
-// withoutVars drops the named variables from an environment list.
-func withoutVars(environ []string, names ...string) []string {
-	var out []string
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		drop := false
-		for _, n := range names {
-			drop = drop || k == n
-		}
-		if !drop {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

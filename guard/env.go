@@ -33,6 +33,11 @@ type Env struct {
 	Dir string
 	// Getenv reads the environment the command may see.
 	Getenv func(string) string
+	// Environ is that environment as a list (main reads both from one snapshot of
+	// the process's): what a command guard runs for the user starts from (guard run's
+	// and guard sandbox's COMMAND, guard publish's command, PUBLIC.txt checks and
+	// chores), with guard's own variables put in by execpath.With.
+	Environ []string
 	// StdinTTY and StdoutTTY report whether those streams are terminals: a user lock is
 	// only removed by a person at a terminal, and colour is only for terminals.
 	StdinTTY  bool

@@ -24,8 +24,6 @@ type PreflightOptions struct {
 	Op   string
 	Dir  string
 	JSON bool
-	// Environ is the environment of the checks and of git.
-	Environ []string
 }
 
 // RepoState is what publishing tools check about the repository.
@@ -102,7 +100,7 @@ func RunPreflight(opts PreflightOptions) error {
 	r := &PreflightReport{Op: op, Dir: dir, Checks: []CheckResult{}, Problems: []string{}, Warnings: []string{}}
 	if len(d.Refusals) == 0 {
 		// Checks of a project the markers refuse would prove nothing.
-		if checks, _ := runChecks(shell{environ: opts.Environ, out: env.Stderr}, d.Markers.Public); checks != nil {
+		if checks, _ := runChecks(shell{environ: env.Environ, out: env.Stderr}, d.Markers.Public); checks != nil {
 			r.Checks = checks
 		}
 	}
@@ -111,7 +109,7 @@ func RunPreflight(opts PreflightOptions) error {
 			r.Problems = append(r.Problems, fmt.Sprintf("the check %q from %s failed (exit %d)", c.Command, c.Marker, c.ExitCode))
 		}
 	}
-	r.Repository = repoState(dir, opts.Environ)
+	r.Repository = repoState(dir, env.Environ)
 	if r.Repository != nil {
 		r.Warnings = append(r.Warnings, repoWarnings(r.Repository)...)
 	}

@@ -18,7 +18,7 @@ func (w *world) preflight(o PreflightOptions) int {
 	w.t.Helper()
 	o.Env = w.env("")
 	o.Identity = &guard.Identity{Owner: "bob", Host: "hostA"}
-	o.Environ = w.environ
+	o.Env.Environ = w.environ
 	err := RunPreflight(o)
 	var ee *guard.ExitError
 	if err != nil && errors.As(err, &ee) && ee.Err != nil {

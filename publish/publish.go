@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/child"
 	"github.com/guardlocks/guard/internal/execpath"
 )
 
@@ -28,18 +29,18 @@ type PublishOptions struct {
 	DryRun bool
 	// NoChores skips the PUBLIC.txt chores after the command.
 	NoChores bool
-	// Environ is the environment of the wrapped command, the checks and the chores
-	// (PATH in it finds the program).
-	Environ []string
-	// Signals are forwarded to the wrapped command while it runs (SIGINT, SIGTERM);
-	// nil forwards nothing.
+	// Signals delivers the signals guard receives (SIGINT, SIGTERM, SIGHUP): one that
+	// came while the PUBLIC.txt checks ran stops guard publish before the command
+	// starts. While the command runs, internal/child passes guard's signals on to it.
+	// nil: none.
 	Signals <-chan os.Signal
 }
 
 // RunPublish is `guard publish`: classify the command, decide with the markers and
 // the locks for the project it acts on, run the PUBLIC.txt checks, run the command
 // with guard's own stdin, stdout and stderr, pass its exit code through, then run
-// the chores. Commands that publish nothing, and dry-run forms, run unguarded.
+// the chores. The command, the checks and the chores get Env.Environ, whose PATH
+// finds the command. Commands that publish nothing, and dry-run forms, run unguarded.
 func RunPublish(opts PublishOptions) error {
 	env := opts.Env
 	if len(opts.Args) == 0 {
@@ -96,7 +97,7 @@ func RunPublish(opts PublishOptions) error {
 		fmt.Fprintf(env.Stderr, "guard: %s was not run.\n", cmdline)
 		return guard.Silent(guard.ExitRefused)
 	}
-	sh := shell{environ: opts.Environ, out: env.Stderr}
+	sh := shell{environ: env.Environ, out: env.Stderr}
 	if opts.DryRun {
 		writePlan(env, opts, c, d, sh)
 		return nil
@@ -219,37 +220,24 @@ func writePlan(env *guard.Env, opts PublishOptions, c classify.Classification, d
 }
 
 // runWrapped runs the command with guard's stdin, stdout and stderr in the working
-// directory, forwarding signals, and returns its exit code (128+signal when a
-// signal ended it). The program is looked up in the PATH of opts.Environ.
+// directory and returns its exit code as a shell reports it (128+N when signal N
+// ended it). It runs as guard run's and guard sandbox's children do (child.Run):
+// guard's signals reach it, a ^C typed at the terminal reaches it once, and it dies
+// with guard, SIGKILL included. The program is looked up in the PATH of Env.Environ.
 func runWrapped(opts PublishOptions) (int, error) {
 	env := opts.Env
-	prog, err := execpath.Look(opts.Args[0], env.Dir, execpath.Value(opts.Environ, "PATH"))
+	prog, err := execpath.Look(opts.Args[0], env.Dir, execpath.Value(env.Environ, "PATH"))
 	if err != nil {
 		return 0, guard.Exitf(guard.ExitUsage, "publish: %w", err)
 	}
 	cmd := exec.Command(prog, opts.Args[1:]...)
 	cmd.Args[0] = opts.Args[0]
 	cmd.Dir = env.Dir
-	cmd.Env = opts.Environ
+	cmd.Env = execpath.With(env.Environ)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
-	if err := cmd.Start(); err != nil {
-		return 0, guard.Exitf(guard.ExitUsage, "publish: starting %s: %w", opts.Args[0], err)
-	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case s := <-opts.Signals:
-				_ = cmd.Process.Signal(s)
-			case <-done:
-				return
-			}
-		}
-	}()
-	code, err := execpath.Status(cmd, cmd.Wait())
-	close(done)
+	code, err := child.Run(cmd)
 	if err != nil {
-		return 0, guard.Exitf(guard.ExitUsage, "publish: %s: %w", opts.Args[0], err)
+		return 0, guard.Exitf(guard.ExitUsage, "publish: starting %s: %w", opts.Args[0], err)
 	}
 	return code, nil
 }

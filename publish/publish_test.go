@@ -77,7 +77,7 @@ func (w *world) publish(o PublishOptions, args ...string) int {
 	}
 	o.Identity = guard.Identity{Owner: "bob", Host: "hostA"}
 	o.Args = args
-	o.Environ = w.environ
+	o.Env.Environ = w.environ
 	err := RunPublish(o)
 	var ee *guard.ExitError
 	if err != nil && errors.As(err, &ee) && ee.Err != nil {
@@ -308,11 +308,12 @@ func TestPublishForwardsSignalsToTheCommand(t *testing.T) {
 	w := newWorld(t)
 	w.write("PUBLIC.txt", "chore: echo chore >> \"$RECORD\"\n")
 	w.standIn("npm", `trap 'echo "got TERM" >> "$RECORD"; exit 42' TERM; echo started >> "$RECORD"; while :; do sleep 0.05; done`)
-	sigs := make(chan os.Signal, 1)
 	done := make(chan int)
-	go func() { done <- w.publish(PublishOptions{Signals: sigs}, "npm", "publish") }()
+	go func() { done <- w.publish(PublishOptions{}, "npm", "publish") }()
 	require.Eventually(t, func() bool { r := w.ran(); return len(r) > 0 && r[0] == "started" }, 10*time.Second, 20*time.Millisecond)
-	sigs <- syscall.SIGTERM
+	// The command runs under child.Run, which is notified of SIGTERM: the test
+	// process survives it, as guard does, and the command gets it.
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
 	select {
 	case code := <-done:
 		assert.Equal(t, 42, code)

@@ -42,8 +42,8 @@ func TestPublishToARealRegistry(t *testing.T) {
 	environ := verdaccio.Npmrc(t, url, t.TempDir(), testenv.Path())
 
 	publishIn := func(dir string) (int, string) {
-		env := envtest.New(envtest.At(testNow), envtest.Identity("bob", "hostA"), envtest.Dir(dir))
-		err := RunPublish(PublishOptions{Env: env.Env, Identity: guard.Identity{Owner: "bob", Host: "hostA"}, Args: []string{"npm", "publish", "--registry", url}, Environ: environ})
+		env := envtest.New(envtest.At(testNow), envtest.Identity("bob", "hostA"), envtest.Dir(dir), envtest.With(func(e *guard.Env) { e.Environ = environ }))
+		err := RunPublish(PublishOptions{Env: env.Env, Identity: guard.Identity{Owner: "bob", Host: "hostA"}, Args: []string{"npm", "publish", "--registry", url}})
 		return guard.ExitCode(err), env.Out.String() + env.Err.String()
 	}
 	root := t.TempDir()

@@ -28,8 +28,6 @@ type Options struct {
 	BestEffort bool
 	// Command is COMMAND and its arguments.
 	Command []string
-	// Environ is the environment COMMAND gets (GUARD_SANDBOX is added).
-	Environ []string
 	// Exec replaces guard with COMMAND once the sandbox holds, instead of running it
 	// as a child: nothing is explained when it fails, but it is exactly the process
 	// its parent started (guard run --sandbox, which signals process groups).
@@ -151,13 +149,13 @@ func runExactly(o Options, c *exactChild, set *guard.ReadOnlySet, paths, allow [
 		c.cancel()
 		return "", guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
 	}
-	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(o.Environ, "PATH"))
+	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(env.Environ, "PATH"))
 	if err != nil {
 		c.cancel()
 		fmt.Fprintf(env.Stderr, "guard sandbox: %v\n", err)
 		return "", guard.Silent(127)
 	}
-	code, fallback, err := c.run(o, plan, path, o.Command, sandboxEnviron(o.Environ, "exact", abi), abi)
+	code, fallback, err := c.run(o, plan, path, o.Command, sandboxEnviron(env.Environ, "exact", abi), abi)
 	if err != nil {
 		return "", guard.Exitf(guard.ExitUsage, "%w", err)
 	}
@@ -192,12 +190,12 @@ func Roots(s *guard.Subject) []lockcore.ScanRoot {
 // in guard's place with Exec.
 func start(o Options, mode string, abi int) (int, error) {
 	env := o.Env
-	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(o.Environ, "PATH"))
+	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(env.Environ, "PATH"))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "guard sandbox: %v\n", err)
 		return 127, nil
 	}
-	environ := sandboxEnviron(o.Environ, mode, abi)
+	environ := sandboxEnviron(env.Environ, mode, abi)
 	if o.Exec {
 		err := execInPlace(path, o.Command, environ)
 		fmt.Fprintf(env.Stderr, "guard sandbox: %s: %v\n", o.Command[0], err)
@@ -225,8 +223,7 @@ func sandboxEnviron(environ []string, mode string, abi int) []string {
 	if mode != "none" {
 		level = strconv.Itoa(abi)
 	}
-	out := withoutVar(withoutVar(environ, "GUARD_SANDBOX"), "GUARD_SANDBOX_MODE")
-	return append(out, "GUARD_SANDBOX="+level, "GUARD_SANDBOX_MODE="+mode)
+	return execpath.With(environ, "GUARD_SANDBOX="+level, "GUARD_SANDBOX_MODE="+mode)
 }
 
 // explain tells a user whose COMMAND failed which areas the sandbox kept read-only,
@@ -259,16 +256,6 @@ func listed(paths []string, max int) string {
 		return strings.Join(paths, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(paths[:max], ", "), len(paths)-max)
-}
-
-func withoutVar(environ []string, name string) []string {
-	out := make([]string, 0, len(environ)+1)
-	for _, kv := range environ {
-		if !strings.HasPrefix(kv, name+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // absUnder is p made absolute against base, cleaned.

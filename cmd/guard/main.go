@@ -98,6 +98,7 @@ func processEnv() *guard.Env {
 		Hostname:   host,
 		Dir:        wd,
 		Getenv:     os.Getenv,
+		Environ:    os.Environ(),
 		StdinTTY:   term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY:  term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY:  term.IsTerminal(int(os.Stderr.Fd())),

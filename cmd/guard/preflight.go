@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/guardlocks/guard/classify"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +23,6 @@ ready; 1: refused. Use it in npm's prepublishOnly and in CI release jobs.`,
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
-			o.Environ = os.Environ()
 			return publish.RunPreflight(o)
 		},
 	}

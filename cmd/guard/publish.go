@@ -25,7 +25,6 @@ guard cannot classify is refused (2) with the .guard.toml line that would map it
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Args = args
-			o.Environ = os.Environ()
 			// guard stays alive while the command runs, so that it can pass the
 			// command's exit code on and run the chores; the command gets the signals.
 			sigs := make(chan os.Signal, 4)

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -70,27 +66,6 @@ func TestPublishCommandEndToEnd(t *testing.T) {
 			assert.Equal(t, tc.ran, recorded(t, record))
 		})
 	}
-}
-
-func TestPublishCommandForwardsSIGTERM(t *testing.T) {
-	bin := t.TempDir()
-	started := filepath.Join(bin, "started")
-	script := "#!/bin/sh\ntrap 'exit 42' TERM\ntouch " + started + "\nwhile :; do sleep 0.05; done\n"
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte(script), 0o755))
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "PUBLIC.txt"), nil, 0o644))
-	cmd := exec.Command(guardBin, "publish", "--", "npm", "publish")
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + bin + ":" + testenv.Path(), "HOME=" + t.TempDir()}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool { _, err := os.Stat(started); return err == nil }, 10*time.Second, 20*time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	require.ErrorAs(t, err, &ee, stderr.String())
-	assert.Equal(t, 42, ee.ExitCode(), "guard survives the signal, the command gets it, and its exit code is guard's")
 }
 
 func TestPreflightCommandEndToEnd(t *testing.T) {

@@ -50,7 +50,6 @@ refuses its writes into every area locked by someone else (see guard sandbox).`,
 			}
 			o.Args = args[dash:]
 			o.Contest = contestChoice(contested, noContest)
-			o.Environ = os.Environ()
 			// guard stays alive while COMMAND runs, to renew and release the lock;
 			// COMMAND gets the signals.
 			sigs := make(chan os.Signal, 4)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/guardlocks/guard/command"
@@ -45,7 +43,6 @@ COMMAND unsandboxed with a warning.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Command = args
-			o.Environ = os.Environ()
 			// The roots file is read as guard scan reads it.
 			_, roots, err := command.ResolveRoots(env, command.RootsInput{})
 			if err != nil {

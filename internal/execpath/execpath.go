@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -56,6 +57,21 @@ func Value(environ []string, key string) string {
 		}
 	}
 	return v
+}
+
+// With is environ with each of set ("KEY=VALUE") in place of every entry of its key,
+// set's entries last: the environment a wrapped command gets when guard adds
+// variables of its own (GUARD_LOCK_HELD, GUARD_SANDBOX). It never returns nil, since
+// an exec.Cmd with a nil Env would get guard's whole process environment instead.
+func With(environ []string, set ...string) []string {
+	out := make([]string, 0, len(environ)+len(set))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, k+"=") }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
 }
 
 // Status is the exit code, as a shell reports it, of the command that cmd.Run or
