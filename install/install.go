@@ -73,14 +73,18 @@ func (o Options) report(res Result, lines []string) error {
 	return guard.WriteJSON(o.Env.Stdout, "install", res)
 }
 
-func (o Options) dir() string {
-	if o.Repo == "" {
-		return o.Env.Dir
+func (o Options) dir() string { return repoDir(o.Env, o.Repo) }
+
+// repoDir is the repository a command was given (--repo, relative to the working
+// directory), or the working directory.
+func repoDir(env *guard.Env, repo string) string {
+	if repo == "" {
+		return env.Dir
 	}
-	if filepath.IsAbs(o.Repo) {
-		return o.Repo
+	if filepath.IsAbs(repo) {
+		return repo
 	}
-	return filepath.Join(o.Env.Dir, o.Repo)
+	return filepath.Join(env.Dir, repo)
 }
 
 // RunInstall is guard install.

@@ -44,22 +44,39 @@ hook=%[2]s
 guard_exe=%[5]s
 prev_interp=%[6]s
 
-if [ ! -x "$guard_exe" ]; then
+`, Marker, hook, verb, BackupSuffix, shellQuote(exe), shellQuote(prevInterp)) +
+		chainPrelude(fmt.Sprintf(`		echo "guard: refusing this %[1]s (fail closed). Reinstall guard and run 'guard install', or skip the hook once with 'git %[1]s --no-verify'." >&2
+`, verb), `		# Sourced so that $0 stays the hook's own name: hook managers such as husky
+		# dispatch on it.
+`) + `
+if [ "$hook" = pre-push ]; then
+	# git gives the pushed refs on stdin once; both guard and the kept hook read them.
+` + replayRefs("\t", "guard-pre-push") + `fi
+
+"$guard_exe" hook "$hook" "$@" || exit $?
+run_prev "$@"
+`
+}
+
+// chainPrelude is the middle of every hook file guard writes, after the file has set
+// hook, guard_exe and prev_interp: it finds guard (the recorded binary, else guard on
+// PATH; when neither is there it says so, then failLines, and fails closed), defines
+// run_prev, which runs the kept hook (prevNote: comment lines inside it), and hands
+// the hook to guard alone when none was kept.
+func chainPrelude(failLines, prevNote string) string {
+	return `if [ ! -x "$guard_exe" ]; then
 	if command -v guard >/dev/null 2>&1; then
 		guard_exe=$(command -v guard)
 	else
 		echo "guard: the $hook hook cannot run: guard is gone from $guard_exe and is not on PATH." >&2
-		echo "guard: refusing this %[3]s (fail closed). Reinstall guard and run 'guard install', or skip the hook once with 'git %[3]s --no-verify'." >&2
-		exit 2
+` + failLines + `		exit 2
 	fi
 fi
 
-prev="$(dirname "$0")/$hook%[4]s"
+prev="$(dirname "$0")/$hook` + BackupSuffix + `"
 run_prev() {
 	if [ -n "$prev_interp" ]; then
-		# Sourced so that $0 stays the hook's own name: hook managers such as husky
-		# dispatch on it.
-		GUARD_PREV_HOOK="$prev" $prev_interp -c '. "$GUARD_PREV_HOOK"' "$0" "$@"
+` + prevNote + `		GUARD_PREV_HOOK="$prev" $prev_interp -c '. "$GUARD_PREV_HOOK"' "$0" "$@"
 	else
 		"$prev" "$@"
 	fi
@@ -68,21 +85,23 @@ run_prev() {
 if [ ! -f "$prev" ] || [ ! -x "$prev" ]; then
 	exec "$guard_exe" hook "$hook" "$@"
 fi
+`
+}
 
-if [ "$hook" = pre-push ]; then
-	# git gives the pushed refs on stdin once; both guard and the kept hook read them.
-	refs=$(mktemp "${TMPDIR:-/tmp}/guard-pre-push.XXXXXX") || { echo "guard: cannot create a temporary file; refusing (fail closed)" >&2; exit 2; }
-	trap 'rm -f "$refs"' EXIT
-	trap 'exit 2' HUP INT TERM
-	cat >"$refs" || exit 2
-	"$guard_exe" hook "$hook" "$@" <"$refs" || exit $?
-	run_prev "$@" <"$refs"
-	exit $?
-fi
-
-"$guard_exe" hook "$hook" "$@" || exit $?
-run_prev "$@"
-`, Marker, hook, verb, BackupSuffix, shellQuote(exe), shellQuote(prevInterp))
+// replayRefs runs guard's hook and then the kept one on one copy of the ref lines
+// that git gives on stdin once (pre-push, pre-receive, post-receive), each line
+// indented by indent; the copy is a temporary file named after name.
+func replayRefs(indent, name string) string {
+	lines := []string{
+		`refs=$(mktemp "${TMPDIR:-/tmp}/` + name + `.XXXXXX") || { echo "guard: cannot create a temporary file; refusing (fail closed)" >&2; exit 2; }`,
+		`trap 'rm -f "$refs"' EXIT`,
+		`trap 'exit 2' HUP INT TERM`,
+		`cat >"$refs" || exit 2`,
+		`"$guard_exe" hook "$hook" "$@" <"$refs" || exit $?`,
+		`run_prev "$@" <"$refs"`,
+		`exit $?`,
+	}
+	return indent + strings.Join(lines, "\n"+indent) + "\n"
 }
 
 // shellQuote quotes s for a POSIX shell.

@@ -60,15 +60,7 @@ type ServerResult struct {
 	PushOptions bool `json:"push_options"`
 }
 
-func (o ServerOptions) dir() string {
-	if o.Repo == "" {
-		return o.Env.Dir
-	}
-	if filepath.IsAbs(o.Repo) {
-		return o.Repo
-	}
-	return filepath.Join(o.Env.Dir, o.Repo)
-}
+func (o ServerOptions) dir() string { return repoDir(o.Env, o.Repo) }
 
 // openBare opens the bare repository o names.
 func (o ServerOptions) openBare(ctx context.Context, what string) (gitrun.Repo, gitrun.Git, error) {
@@ -198,44 +190,17 @@ hook=%[2]s
 guard_exe=%[4]s
 prev_interp=%[5]s
 
-if [ ! -x "$guard_exe" ]; then
-	if command -v guard >/dev/null 2>&1; then
-		guard_exe=$(command -v guard)
-	else
-		echo "guard: the $hook hook cannot run: guard is gone from $guard_exe and is not on PATH." >&2
-		[ "$hook" = post-receive ] && exit 0
+`, Marker, hook, BackupSuffix, shellQuote(exe), shellQuote(prevInterp)) +
+		chainPrelude(`		[ "$hook" = post-receive ] && exit 0
 		echo "guard: refusing this push (fail closed); reinstall guard on the server." >&2
-		exit 2
-	fi
-fi
-
-prev="$(dirname "$0")/$hook%[3]s"
-run_prev() {
-	if [ -n "$prev_interp" ]; then
-		GUARD_PREV_HOOK="$prev" $prev_interp -c '. "$GUARD_PREV_HOOK"' "$0" "$@"
-	else
-		"$prev" "$@"
-	fi
-}
-
-if [ ! -f "$prev" ] || [ ! -x "$prev" ]; then
-	exec "$guard_exe" hook "$hook" "$@"
-fi
-
+`, "") + `
 if [ "$hook" = update ]; then
 	"$guard_exe" hook "$hook" "$@" || exit $?
 	run_prev "$@"
 	exit $?
 fi
 
-refs=$(mktemp "${TMPDIR:-/tmp}/guard-$hook.XXXXXX") || { echo "guard: cannot create a temporary file; refusing (fail closed)" >&2; exit 2; }
-trap 'rm -f "$refs"' EXIT
-trap 'exit 2' HUP INT TERM
-cat >"$refs" || exit 2
-"$guard_exe" hook "$hook" "$@" <"$refs" || exit $?
-run_prev "$@" <"$refs"
-exit $?
-`, Marker, hook, BackupSuffix, shellQuote(exe), shellQuote(prevInterp))
+` + replayRefs("", "guard-$hook")
 }
 
 // installDropIn writes guard's file into a <hook>.d folder, where the server's own
