@@ -6,6 +6,27 @@ import (
 	"strings"
 )
 
+// containerTools push images and charts to registries.
+var containerTools = map[string]tool{
+	"docker":         {classifyDocker, helpLong},
+	"podman":         {classifyDocker, helpLong},
+	"buildah":        {classifyDocker, helpLong},
+	"nerdctl":        {classifyDocker, helpLong},
+	"docker-compose": {classifyCompose, helpLong},
+	"podman-compose": {classifyCompose, nil},
+	"helm":           {withoutProg(classifyHelm), helpAnywhere},
+	"ko":             {withoutProg(classifyKo), helpAnywhere},
+	"crane":          {withoutProg(classifyCrane), helpAnywhere},
+	"skopeo":         {withoutProg(classifySkopeo), helpAnywhere},
+	"oras":           {withoutProg(classifyOras), helpAnywhere},
+	"jib":            {withoutProg(classifyJib), helpLong},
+}
+
+// classifyCompose: docker-compose and podman-compose are `docker compose`.
+func classifyCompose(prog string, rest []string, dir string) Classification {
+	return classifyDocker(prog, append([]string{"compose"}, rest...), dir)
+}
+
 // Container images and charts are published by pushing them to a registry: docker
 // push, docker compose build --push, docker buildx build --push, ko build (which
 // pushes unless told not to), crane, skopeo, oras, jib, helm push.

@@ -9,6 +9,18 @@ import (
 	"unicode/utf8"
 )
 
+// jvmTools are the JVM's build tools that deploy to a repository.
+var jvmTools = map[string]tool{
+	"mvn":     {classifyMaven, helpAnywhere},
+	"mvnw":    {classifyMaven, helpAnywhere},
+	"mvnd":    {classifyMaven, helpAnywhere},
+	"gradle":  {classifyGradle, helpAnywhere},
+	"gradlew": {classifyGradle, helpAnywhere},
+	"sbt":     {withoutProg(classifySbt), nil},
+	"sbtn":    {withoutProg(classifySbt), nil},
+	"lein":    {subcommands(map[string]string{"deploy": OpRegistryUpload, "release": OpPublishRelease}, "-o", "-U", "with-profile"), nil},
+}
+
 // The JVM build tools publish through goals and tasks (mvn deploy, mvn jib:build,
 // gradle publishToMavenCentral, sbt publishSigned) and hold back through properties
 // that the last definition sets (-Dmaven.deploy.skip=true -Dmaven.deploy.skip=false

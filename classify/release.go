@@ -1,9 +1,31 @@
 package classify
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
+
+// forgeTools make releases on a forge (GitHub, GitLab, Gitea) or change a
+// repository's visibility there, and the release tools that do it for a project.
+var forgeTools = map[string]tool{
+	"gh":               {withoutProg(classifyGh), helpLong},
+	"glab":             {classifyForgeRelease, helpLong},
+	"tea":              {classifyForgeRelease, helpLong},
+	"hub":              {classifyForgeRelease, nil},
+	"ghr":              {classifyGhr, nil},
+	"github-release":   {subcommands(map[string]string{"release": OpPublishRelease, "upload": OpPublishRelease, "edit": OpPublishRelease}, "-u", "--user", "-r", "--repo", "-t", "--tag", "-n", "--name", "-d", "--description", "-f", "--file", "-s", "--security-token", "-c", "--target"), nil},
+	"goreleaser":       {withoutProg(classifyGoreleaser), helpAnywhere},
+	"semantic-release": {classifyReleaseTool, helpAnywhere},
+	"release-it":       {classifyReleaseTool, helpAnywhere},
+	"auto":             {classifyReleaseTool, nil},
+	"release-please":   {classifyReleaseTool, nil},
+}
+
+// classifyGhr: ghr does one thing, upload a GitHub release.
+func classifyGhr(_ string, _ []string, dir string) Classification {
+	return known(OpPublishRelease, "ghr uploads a GitHub release", dir, "ghr")
+}
 
 // Release tools tag, release and publish in one go: semantic-release, release-it,
 // auto, release-please, nx release, and the forges' own release commands (glab,
@@ -97,4 +119,38 @@ func classifyForgeRelease(prog string, rest []string, dir string) Classification
 		return known(OpVisibilityPublic, "hub create makes a public repository unless --private", dir, "hub", "create")
 	}
 	return nothing(dir, prog+" "+pos[0]+" publishes nothing", prog, pos[0])
+}
+
+func classifyGoreleaser(rest []string, dir string) Classification {
+	a := newArgs(rest, "-f", "--config", "-p", "--parallelism", "--timeout", "--skip", "--release-notes", "--release-header", "--release-footer", "--id", "--single-target")
+	pos := a.positionals()
+	if len(pos) > 0 && (pos[0] == "publish" || pos[0] == "continue" || pos[0] == "announce") {
+		// GoReleaser Pro's split release: publish (and continue) upload what an
+		// earlier --prepare built; announce tells the world.
+		return known(OpPublishRelease, "goreleaser "+pos[0]+" publishes a prepared release", dir, "goreleaser", pos[0])
+	}
+	if len(pos) > 0 && pos[0] != "release" {
+		return nothing(dir, fmt.Sprintf("goreleaser %s publishes nothing", pos[0]), "goreleaser", pos[0])
+	}
+	if a.flag("--version", "-v", "--help", "-h") && len(pos) == 0 {
+		return nothing(dir, "goreleaser --version publishes nothing", "goreleaser")
+	}
+	c := known(OpPublishRelease, "goreleaser release builds and publishes a release", dir, "goreleaser", "release")
+	skips := false
+	for _, v := range a.values("--skip") {
+		for _, s := range strings.Split(v, ",") {
+			if strings.TrimSpace(s) == "publish" {
+				skips = true
+			}
+		}
+	}
+	switch {
+	case a.flag("--snapshot"):
+		c.DryRun, c.Why = true, "goreleaser --snapshot publishes nothing"
+	case a.flag("--prepare"):
+		c.DryRun, c.Why = true, "goreleaser release --prepare builds and publishes nothing (goreleaser publish does)"
+	case skips || a.flag("--skip-publish"):
+		c.DryRun, c.Why = true, "goreleaser --skip=publish publishes nothing"
+	}
+	return c
 }

@@ -1,0 +1,10 @@
+package classify
+
+// haskellTools upload Haskell packages to Hackage.
+var haskellTools = map[string]tool{
+	"cabal": hackageUploader,
+	"stack": hackageUploader,
+}
+
+// hackageUploader: cabal upload, stack upload (with the packages).
+var hackageUploader = tool{uploads([]string{"upload"}, "-u", "--username", "-p", "--password", "-P", "--password-command", "--token", "--candidate"), nil}
