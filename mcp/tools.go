@@ -122,11 +122,7 @@ func (sv *Server) lock(ctx context.Context, _ *sdk.CallToolRequest, in LockInput
 	}
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
-		dir := ""
-		if in.Resource == "" {
-			dir = sv.abs(in.Path)
-		}
-		return command.RunLock(command.LockOptions{Env: env, Dir: dir, Resource: in.Resource, LockNaming: naming, Owner: owner, Host: sv.o.Host,
+		return command.RunLock(command.LockOptions{Env: env, Dir: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: naming, Owner: owner, Host: sv.o.Host,
 			Expires: in.Expires, Purpose: in.Purpose, ReleaseCondition: in.ReleaseCondition, Quarantine: -1, JSON: true, Context: ctx})
 	})
 	if o.code == guard.ExitOK {
@@ -157,14 +153,19 @@ func (sv *Server) naming(kind, scope, cond string) (command.LockNaming, string) 
 	return n, ""
 }
 
+// target is the folder (or lock file) a tool's path names, absolute; "" when the
+// tool names a resource instead, whose lock lives elsewhere.
+func (sv *Server) target(path, resource string) string {
+	if resource != "" {
+		return ""
+	}
+	return sv.abs(path)
+}
+
 func (sv *Server) renew(_ context.Context, _ *sdk.CallToolRequest, in RenewInput) (*sdk.CallToolResult, any, error) {
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
-		target := ""
-		if in.Resource == "" {
-			target = sv.abs(in.Path)
-		}
-		return command.RunRenew(command.RenewOptions{Env: env, Target: target, Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
+		return command.RunRenew(command.RenewOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, Expires: in.Expires, JSON: true})
 	})
 	return result(o, "claim the area again with lock (a lock that is not yours, or expired, cannot be renewed)", guard.ExitOK)
@@ -173,12 +174,8 @@ func (sv *Server) renew(_ context.Context, _ *sdk.CallToolRequest, in RenewInput
 func (sv *Server) unlock(_ context.Context, _ *sdk.CallToolRequest, in UnlockInput) (*sdk.CallToolResult, any, error) {
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
-		target := ""
-		if in.Resource == "" {
-			target = sv.abs(in.Path)
-		}
 		// Never Force: an agent releases its own locks only.
-		return command.RunUnlock(command.UnlockOptions{Env: env, Target: target, Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
+		return command.RunUnlock(command.UnlockOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, JSON: true})
 	})
 	return result(o, "only the holder releases a lock: leave it, wait for it, or ask the person you work for", guard.ExitOK)
