@@ -30,8 +30,10 @@ import (
 //     30m), purpose starting with LeasePurpose. Later writes renew it once a quarter
 //     of its lifetime has passed. An area someone already holds (the agent included,
 //     through a lock that is not a lease) is left alone.
-//   - `guard agent-release` removes the identity's leases in the repository and
-//     releases its team-lock file claims; leases otherwise simply expire.
+//   - `guard agent-release` removes the identity's leases in the repository (given a
+//     session, those whose purpose names that session or none: agents sharing one
+//     GUARD_OWNER end their sessions apart) and releases its team-lock file claims;
+//     leases otherwise simply expire.
 
 // LeasePurpose starts the purpose of every lease lock, so that agent-release removes
 // leases only, never a lock the agent's owner took by hand.

@@ -88,6 +88,30 @@ func TestClaimOnWriteLeasesTheTopLevelFolderUntilReleased(t *testing.T) {
 	})
 }
 
+// Agents sharing one GUARD_OWNER claim as it, and each session's end releases the
+// leases that session took, not the other's.
+func TestAgentReleaseOfASharedOwnerFreesItsOwnSessionsLeases(t *testing.T) {
+	root := fixtureTree(t)
+	lease := filepath.Join(root, "repo", "free", "LOCK.txt")
+	shared := map[string]string{"GUARD_OWNER": "team"}
+	env, _, errb := fixtureEnv(root, writeCall(root, "sess-a", "free/a.go"), shared)
+	require.NoError(t, RunHook(HookOptions{Env: env, Agent: Claude, Claim: true}))
+	require.Contains(t, errb.String(), "guard: claimed "+lease)
+	l, err := lockcore.ReadLock(lease, time.UTC)
+	require.NoError(t, err)
+	assert.Equal(t, "team", l.Owner)
+
+	end := func(session string) string {
+		env, out, _ := fixtureEnv(root, `{"session_id":"`+session+`","cwd":"`+root+`/repo","hook_event_name":"SessionEnd"}`, shared)
+		require.NoError(t, RunRelease(ReleaseOptions{Env: env, Hook: Claude}))
+		return out.String()
+	}
+	assert.Empty(t, end("sess-b"), "another session of the same owner leaves it")
+	assert.FileExists(t, lease)
+	assert.Equal(t, "released "+lease+"\n", end("sess-a"))
+	assert.NoFileExists(t, lease)
+}
+
 func TestClaimOnWriteLeavesHeldAndRootAreasAlone(t *testing.T) {
 	cases := []struct {
 		name, rel string

@@ -86,7 +86,7 @@ func RunRelease(opts ReleaseOptions) error {
 	now := env.Clock.Now()
 	res := ReleaseResult{Owner: owner, Released: []string{}, TeamClaims: []ReleasedTeamLock{}, Errors: []string{}}
 	for _, l := range leaseCandidates(root, now) {
-		if !isLeaseOf(l, owner) {
+		if !isLeaseOf(l, owner) || !leaseOfSession(l, session) {
 			continue
 		}
 		releaseOwn(env, &res, l.Path, owner, now)
@@ -134,6 +134,32 @@ func RunRelease(opts ReleaseOptions) error {
 		return guard.Silent(guard.ExitRefused)
 	}
 	return nil
+}
+
+// leaseOfSession reports whether lease l is session's to release. A release that names
+// no session releases every lease of the owner; one that names a session leaves those
+// another session of the same owner took (agents sharing one GUARD_OWNER end their
+// sessions apart), and takes those that name none.
+func leaseOfSession(l *lockcore.Lock, session string) bool {
+	if session == "" {
+		return true
+	}
+	s, ok := leaseSession(l.Purpose)
+	return !ok || s == "-" || s == session
+}
+
+// leaseSession is the session a lease's purpose names, as claimPath writes it
+// ("LeasePurpose: AGENT session SID writes here; ...").
+func leaseSession(purpose string) (string, bool) {
+	rest, ok := strings.CutPrefix(purpose, LeasePurpose+": ")
+	if !ok {
+		return "", false
+	}
+	if _, rest, ok = strings.Cut(rest, " session "); !ok {
+		return "", false
+	}
+	sid, _, ok := strings.Cut(rest, " writes here")
+	return sid, ok
 }
 
 // releaseOwn releases owner's lock at path into res: a lock a backend holds goes
