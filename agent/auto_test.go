@@ -105,13 +105,15 @@ func TestAutoFallsBackToTheStrictRuleNearALock(t *testing.T) {
 		b, _ := marshal(map[string]any{"decision": "ask", "reason": ask(why), "systemMessage": ask(why)})
 		return string(b) + "\n"
 	}
+	// Started with its interface (-i): headless, the ask would be a refusal (see
+	// TestGeminiHeadlessTurnsAnAskIntoARefusal).
 	assert.Equal(t, geminiAsk("Gemini CLI asks for approval in this session (not --approval-mode yolo), and its policy would judge the rewritten command, not the one proposed"),
-		autoHook(t, root, Gemini, autoPython, "", nil, [][]string{{"node", "/opt/gemini/bundle/gemini.js", "-p", "Do it."}}))
+		autoHook(t, root, Gemini, autoPython, "", nil, [][]string{{"node", "/opt/gemini/bundle/gemini.js", "-i", "Do it."}}))
 	policy := filepath.Join(root, "home", ".gemini", "policies", "mine.toml")
 	require.NoError(t, os.MkdirAll(filepath.Dir(policy), 0o755))
 	require.NoError(t, os.WriteFile(policy, []byte("[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\n"), 0o644))
 	assert.Equal(t, geminiAsk("Gemini CLI's policy in {{ROOT}}/home/.gemini/policies/mine.toml would judge the rewritten command, not the one proposed"),
-		autoHook(t, root, Gemini, autoPython, "", nil, geminiYOLO))
+		autoHook(t, root, Gemini, autoPython, "", nil, [][]string{{"node", "/opt/gemini/bundle/gemini.js", "-i", "Do it.", "--approval-mode", "yolo"}}))
 	rules := filepath.Join(root, "home", ".codex", "rules", "default.rules")
 	require.NoError(t, os.MkdirAll(filepath.Dir(rules), 0o755))
 	require.NoError(t, os.WriteFile(rules, []byte("prefix_rule(pattern=[\"rm\"], decision=\"forbidden\")\n"), 0o644))
@@ -171,4 +173,35 @@ func TestSandboxModeFromConfig(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("[agent]\nsandbox = \"yes\"\n"), 0o644))
 	_, err := guard.LoadConfig(p)
 	assert.ErrorContains(t, err, `[agent] sandbox must be true, false or "auto", not yes`)
+}
+
+// An ask is refused in a headless Gemini CLI (-p without -i), where no one could
+// answer it (and Gemini CLI 0.61 never exits after one while guard mcp is
+// connected); started with its interface, or started in a way guard cannot read,
+// Gemini CLI is asked as before.
+func TestGeminiHeadlessTurnsAnAskIntoARefusal(t *testing.T) {
+	root := fixtureTree(t)
+	const unknown = "touch $DEST/new.txt"
+	interactive := [][]string{{"bash", "-c", "guard agent-hook gemini"}, {"node", "/opt/gemini/bundle/gemini.js", "-i", "Do it.", "--approval-mode", "yolo"}}
+	for _, tc := range []struct {
+		name string
+		args [][]string
+		want string
+	}{
+		{"headless", geminiYOLO, `"decision":"deny"`},
+		{"interactive", interactive, `"decision":"ask"`},
+		{"unknown start", nil, `"decision":"ask"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := autoHook(t, root, Gemini, unknown, "", errors.New("no namespaces"), tc.args)
+			assert.Contains(t, out, tc.want)
+			assert.Contains(t, out, "{{ROOT}}/repo/locked/LOCK.txt", "the reason names the lock either way")
+			if tc.name == "headless" {
+				assert.Contains(t, out, noOneToAsk)
+				assert.NotContains(t, out, "systemMessage", "nothing is shown to a person who is not there")
+			} else {
+				assert.NotContains(t, out, "runs headless")
+			}
+		})
+	}
 }

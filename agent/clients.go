@@ -160,6 +160,17 @@ func geminiYolo(argv []string) bool {
 	return hasArg(argv, "--yolo", "-y")
 }
 
+// geminiHeadless reports whether Gemini CLI was started without its interface
+// (`-p`/`--prompt` without `-i`/`--prompt-interactive`): there a hook's ask stops
+// the tool and, while an MCP server is connected, Gemini CLI 0.61 never exits.
+func geminiHeadless(argv []string) bool {
+	if _, ok := flagValue(argv, "prompt-interactive", "i"); ok {
+		return false
+	}
+	_, ok := flagValue(argv, "prompt", "p")
+	return ok
+}
+
 // geminiPolicy is the first policy file or tools setting of Gemini CLI's that could
 // name a shell command (policies folders of the user, the project, the system and
 // the user's extensions; tools.core, tools.exclude and tools.allowed in a settings

@@ -52,6 +52,14 @@ func RunHook(opts HookOptions) error {
 		return guard.Exitf(guard.ExitUsage, "agent-hook: reads the %s hook's JSON on stdin; see guard agent-install to let the agent run it", opts.Agent)
 	}
 	v := hookVerdict(opts)
+	if v.Decision == Ask && opts.Agent == Gemini && opts.ClientArgs != nil {
+		// Headless Gemini CLI cannot ask anyone: the ask would stop the session for
+		// good (it never exits while guard mcp is connected). Refuse, saying so.
+		if argv := clientArgv(opts.ClientArgs(), "gemini"); argv != nil && geminiHeadless(argv) {
+			v.Decision, v.Reason = Deny, v.Reason+"\n"+noOneToAsk
+			v.UpdatedInput = nil
+		}
+	}
 	for _, w := range v.Warnings {
 		fmt.Fprintf(env.Stderr, "guard: warning: %s\n", w)
 	}
@@ -142,6 +150,9 @@ type geminiSpecific struct {
 	HookEventName string          `json:"hookEventName"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 }
+
+// noOneToAsk ends the refusal that stands for an ask in a headless Gemini CLI.
+const noOneToAsk = "Gemini CLI runs headless here (gemini -p): no one can approve, so guard refuses: ask the user to run this step, to run Gemini CLI interactively, or to change the rule."
 
 func cannotAsk(agent string) string {
 	return agent + " hooks cannot ask for approval, so guard refuses: ask the user to run this step, or to change the rule."

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,18 +47,6 @@ func e2eProject(t *testing.T, name, home string, s *agente2e.Server) (repo, lock
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "installed ")
 	return repo, lock
-}
-
-// dropGeminiMCP removes guard mcp's registration from the project's Gemini settings.
-func dropGeminiMCP(t *testing.T, repo string) {
-	t.Helper()
-	p := filepath.Join(repo, ".gemini", "settings.json")
-	var doc map[string]any
-	require.NoError(t, json.Unmarshal([]byte(ctRead(t, p)), &doc))
-	delete(doc, "mcpServers")
-	data, err := json.Marshal(doc)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(p, data, 0o644))
 }
 
 func tomlQuote(s string) string {
@@ -180,12 +167,6 @@ func TestRealAgentsAnswerAnAsk(t *testing.T) {
 			home := t.TempDir()
 			s := agente2e.NewServer(t, command)
 			repo, lock := e2eProject(t, name, home, s)
-			if name == agente2e.Gemini {
-				// Gemini CLI 0.61 headless does not exit after a hook's ask while an MCP
-				// server is connected (its event loop stays alive): without guard mcp it
-				// stops as this test expects. Reported with issue 23.
-				dropGeminiMCP(t, repo)
-			}
 			res := e2eRun(t, name, s, agente2e.Run{Dir: repo, Home: home, Env: []string{"DEST=" + filepath.Join(repo, "locked")}})
 			diag := "exit " + strconv.Itoa(res.Code) + "\nstdout: " + res.Stdout + "\nstderr: " + res.Stderr + "\nrequests:\n" + s.Log()
 			require.NoError(t, res.Err, diag)
@@ -193,10 +174,13 @@ func TestRealAgentsAnswerAnAsk(t *testing.T) {
 			results := s.ToolResults()
 			switch name {
 			case agente2e.Gemini:
-				assert.Empty(t, results, diag)
-				t.Logf("gemini: %s", diag)
-				assert.Contains(t, res.Stderr, "Hook system message: guard: cannot judge this command", diag)
-				assert.Contains(t, res.Stderr, lock, diag)
+				// Headless (gemini -p), with guard mcp connected as agent-install
+				// registers it: an ask would stop Gemini CLI 0.61 for good, so guard
+				// refuses, and the model reads why.
+				require.Len(t, results, 1, diag)
+				assert.Contains(t, results[0], "guard: cannot judge this command", diag)
+				assert.Contains(t, results[0], lock, diag)
+				assert.Contains(t, results[0], "Gemini CLI runs headless here (gemini -p): no one can approve, so guard refuses", diag)
 			case agente2e.Codex:
 				require.Len(t, results, 1, diag)
 				assert.Contains(t, results[0], "Codex hooks cannot ask for approval, so guard refuses", diag)
