@@ -23,6 +23,9 @@ type Commit struct {
 	// Whole says the change is repository-wide (a tag, a deletion, a CI tag build):
 	// Root itself is judged for Ops too.
 	Whole bool
+	// Descend makes Root, when Whole, collide with every lock inside it too: the change
+	// may touch anything (a forced push replacing commits guard cannot see).
+	Descend bool
 	// Fence and FenceFile are the writer's LOCK_FENCE and LOCK_FENCE_FILE (a gate run
 	// in the holder's environment asks them once; ci and the server have none).
 	Fence, FenceFile string
@@ -77,7 +80,7 @@ func (c *CommitCheck) Policy() *Policy { return c.policy }
 func (c *CommitCheck) request() Request {
 	req := Request{Ops: c.q.Ops, RepoRoot: c.q.Root, Fence: c.q.Fence, FenceFile: c.q.FenceFile}
 	if c.q.Whole {
-		req.Paths = []string{c.q.Root}
+		req.Paths, req.Descend = []string{c.q.Root}, c.q.Descend
 	}
 	return req
 }

@@ -58,16 +58,20 @@ func DroppedByUpdate(ctx context.Context, g gitrun.Git, old, new string, keep ..
 	return d, nil
 }
 
-// JudgeDropped asks policy whether the pusher may drop the commits of d: every path
-// they changed, made absolute under root and under each of also (the other working
-// trees the paths are judged in, if any), is checked for OpPush. A refusal names the
-// lock; the caller says that the update is a forced one that drops those commits.
-func JudgeDropped(policy *guard.Policy, root string, d Dropped, also ...string) (*guard.Decision, error) {
+// JudgeDropped asks cc (a commit check of OpPush for the pusher) whether the pusher
+// may drop the commits of d: every path they changed, made absolute under root and
+// under each of also (the other working trees the paths are judged in, if any). A
+// refusal names the lock; the caller says that the update is a forced one that drops
+// those commits.
+func JudgeDropped(cc *guard.CommitCheck, root string, d Dropped, also ...string) (*guard.Decision, error) {
 	abs := make([]string, 0, len(d.Paths)*(1+len(also)))
 	for _, r := range append([]string{root}, also...) {
 		for _, p := range d.Paths {
 			abs = append(abs, joinGitPath(r, p))
 		}
 	}
-	return policy.Check(guard.Request{Ops: []string{guard.OpPush}, Paths: abs, RepoRoot: root})
+	if err := cc.Check(abs); err != nil {
+		return nil, err
+	}
+	return cc.Decision(), nil
 }

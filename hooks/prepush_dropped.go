@@ -47,9 +47,13 @@ func (s *session) checkDropped(u RefUpdate, remote string, have objects, dropc <
 		if have.exists[u.RemoteSHA] {
 			return nil, nil // the remote's ref is a tag of a tree or blob: no history dropped
 		}
-		dec, err := s.policy.Check(guard.Request{Ops: ops, Paths: []string{s.root()}, Descend: true, RepoRoot: s.root()})
-		if err != nil || dec.Allowed {
+		cc := s.policy.CommitCheck(guard.Commit{Gate: guard.GatePrePush, Ops: ops, Root: s.root(), Whole: true, Descend: true})
+		if err := cc.Check(nil); err != nil {
 			return nil, err
+		}
+		dec := cc.Decision()
+		if dec.Allowed {
+			return nil, nil
 		}
 		return &check{what: what, ref: u.String(), ops: ops, paths: []string{s.root()}, dec: dec,
 			note: fmt.Sprintf("%s's %s is at %s, which this repository does not have, so this push replaces commits guard cannot see; with the locks above in this repository they may be that owner's work. Fetch first (git fetch %s), then push again: guard then checks what the forced push drops",
@@ -59,7 +63,7 @@ func (s *session) checkDropped(u RefUpdate, remote string, have objects, dropc <
 	if r.err != nil || len(r.d.Commits) == 0 {
 		return nil, r.err
 	}
-	dec, err := JudgeDropped(s.policy, s.root(), r.d, s.mirrors...)
+	dec, err := JudgeDropped(s.policy.CommitCheck(guard.Commit{Gate: guard.GatePrePush, Ops: ops, Root: s.root()}), s.root(), r.d, s.mirrors...)
 	if err != nil || dec.Allowed {
 		return nil, err
 	}

@@ -320,7 +320,7 @@ func (r *receiver) judge(ctx context.Context, u ReceiveUpdate, have objects, lr 
 		return c, dr.err
 	}
 	if d := dr.d; len(d.Commits) > 0 {
-		dd, err := JudgeDropped(cc.Policy(), lt.root, d)
+		dd, err := JudgeDropped(cc.Policy().CommitCheck(guard.Commit{Gate: r.hook, Ops: []string{guard.OpPush}, Root: lt.root}), lt.root, d)
 		if err != nil {
 			return c, err
 		}
