@@ -503,6 +503,22 @@ var consistencyRows = []cqRow{
 		says: []string{".guard.toml:2"},
 	},
 	{
+		// A change that removes another owner's committed lock with the edit: the server
+		// judges it by the tree the ref had (refused, the right answer: the lock bound
+		// every clone), the client gates by the working tree or checkout, where the lock
+		// is gone.
+		name: "a commit that deletes another owner's committed lock",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/LOCK.txt": cqLock("alice"), "src/a.go": "package a\n"})
+			guardtest.Git(t, repo, "rm", "-q", "src/LOCK.txt")
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:     []string{"pre-commit", "pre-push", "ci"},
+		want:    1,
+		says:    []string{"LOCK.txt", "alice"},
+		pending: "pre-commit, pre-push and guard ci answer 0: they read locks from the working tree or checkout, and the deleted lock's content is only in the commit before (HEAD, the remote's tip, the range's base); judging it needs a way to hand the Policy a lock read from git, which the server does with its scratch tree",
+	},
+	{
 		name: "a committed team lock of the pusher's host",
 		build: func(t *testing.T) cqWorld {
 			repo := ctRepo(t, map[string]string{".guard.toml": "host = \"h2\"\n", "LOCK.team.h2.txt": cqLock("dave"), "a.txt": "x\n"})
