@@ -3,8 +3,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -30,12 +32,44 @@ func newManCmd(env *guard.Env) *cobra.Command {
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // reproducible pages: no generation date
+			// The plumbing is hidden from guard --help, not from the manual: git's and
+			// the agents' calls are documented where an administrator looks.
+			for _, c := range root.Commands() {
+				if plumbing[c.Name()] {
+					c.Hidden = false
+				}
+			}
 			header := &doc.GenManHeader{Title: "GUARD", Section: "1", Source: root.Version}
 			if err := doc.GenManTree(root, header, args[0]); err != nil {
 				return guard.Exitf(guard.ExitUsage, "man: writing pages into %s: %w", args[0], err)
+			}
+			if err := addManSections(filepath.Join(args[0], "guard.1")); err != nil {
+				return guard.Exitf(guard.ExitUsage, "man: %w", err)
 			}
 			_, err := fmt.Fprintf(env.Stdout, "%s\n", args[0])
 			return err
 		},
 	}
+}
+
+// addManSections writes ENVIRONMENT and EXIT STATUS into guard(1), from the help
+// topics guard help environment and exit-codes print, before SEE ALSO (where
+// man-pages(7) orders them); cobra's generator knows only a command's own sections.
+func addManSections(page string) error {
+	data, err := os.ReadFile(page)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", page, err)
+	}
+	var sections bytes.Buffer
+	writeTopicRoff(&sections, "ENVIRONMENT", envTopic())
+	writeTopicRoff(&sections, "EXIT STATUS", exitTopic())
+	at := bytes.Index(data, []byte(".SH SEE ALSO"))
+	if at < 0 {
+		at = len(data)
+	}
+	out := append(append(append([]byte{}, data[:at]...), sections.Bytes()...), data[at:]...)
+	if err := os.WriteFile(page, out, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", page, err)
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,25 +23,13 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		Version: versionLine(bi),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	// A mistyped command is a usage error with cobra's suggestions and the way to the
-	// help (with SilenceErrors, cobra's own hint was never printed).
-	root.Args = func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return nil
-		}
-		msg := fmt.Sprintf("unknown command %q", args[0])
-		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-			msg += "; did you mean " + strings.Join(s, " or ") + "?"
-		}
-		return usageError(cmd, errors.New(msg))
-	}
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError(cmd, err)
-	})
+	root.SetFlagErrorFunc(flagError)
+	root.SetHelpCommand(newHelpCmd())
+	root.SetUsageFunc(rootUsage(root.UsageFunc()))
 	root.AddCommand(manCmds(env)...)
 	root.AddCommand(
 		newVersionCmd(env, bi), newHistoryCmd(env), newWatchCmd(env), newServeCmd(env, web.Serve),
@@ -61,7 +47,15 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		// kernel-enforced locks
 		newSandboxCmd(env, nil),
 	)
-	addCompletions(root)
+	// cobra would add its completion command when the tree runs; added now, it gets
+	// its group, examples and the usage error for a shell it does not know (tcsh).
+	root.InitDefaultCompletionCmd()
+	groupCommands(root)
+	root.InitDefaultHelpCmd()
+	addExamples(root)
+	checkSubcommands(root)
+	closeValues(root)
+	addCompletions(env, root)
 	return root
 }
 

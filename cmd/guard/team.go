@@ -22,12 +22,10 @@ Every change runs under an OS lock on the sibling <lockname>.guard file (kept, n
 deleted) and rewrites the file atomically, so concurrent agents lose no entry. Exit 0:
 done (also for changes that were already made); 1: conflict, missing team lock or a file
 that cannot be read unambiguously (nothing written); 2: bad input.`,
-		// A missing or unknown action is a usage error, not a help page with exit 0.
+		// A missing action is a usage error, not a help page with exit 0 (an unknown one
+		// is answered for every command with subcommands: checkSubcommands).
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return guard.Exitf(guard.ExitUsage, "team: name an action: checkin, checkout, claim, release, show or message")
-			}
-			return guard.Exitf(guard.ExitUsage, "team: unknown action %q (checkin, checkout, claim, release, show, message)", args[0])
+			return guard.Exitf(guard.ExitUsage, "team: name an action: checkin, checkout, claim, release, show or message")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return nil },
 	}

@@ -63,8 +63,14 @@ func TestCompletionOffersValues(t *testing.T) {
 			assert.Equal(t, 0, code)
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			assert.Equal(t, ":4", lines[len(lines)-1], "no file completion for a value list")
+			var values []string
+			for _, l := range lines[:len(lines)-1] {
+				value, desc, _ := strings.Cut(l, "\t")
+				assert.NotEmpty(t, desc, "%s is described", value)
+				values = append(values, value)
+			}
 			for _, w := range tc.want {
-				assert.Contains(t, lines[:len(lines)-1], w)
+				assert.Contains(t, values, w)
 			}
 		})
 	}
@@ -95,4 +101,31 @@ func TestManWritesAPagePerCommand(t *testing.T) {
 	}
 	check, _ := os.ReadFile(filepath.Join(dir, "pages", "guard-check.1"))
 	assert.Contains(t, string(check), `\fBguard check [--op OP] PATH... [flags]\fP`)
+	assert.Contains(t, string(check), ".SH EXAMPLE", "the examples of --help")
+
+	// guard(1) has ENVIRONMENT and EXIT STATUS, from the help topics, before SEE ALSO.
+	page, _ := os.ReadFile(filepath.Join(dir, "pages", "guard.1"))
+	text := string(page)
+	env, exit, see := strings.Index(text, ".SH ENVIRONMENT\n"), strings.Index(text, ".SH EXIT STATUS\n"), strings.Index(text, ".SH SEE ALSO\n")
+	assert.True(t, env > 0 && exit > env && see > exit, "ENVIRONMENT, EXIT STATUS, SEE ALSO in order")
+	for _, v := range []string{"GUARD_OWNER", "GUARD_HOST", "GUARD_BYPASS", "GUARD_SANDBOX_NAMESPACES"} {
+		assert.Contains(t, text, ".TP\n\\fB"+strings.ReplaceAll(v, "-", `\-`)+"\\fP\n", v)
+	}
+	for _, code := range []string{"0", "1", "2", "3", "4", "5"} {
+		assert.Contains(t, text, ".TP\n\\fB"+code+"\\fP\n")
+	}
+	// The plumbing, hidden from guard --help, has its pages.
+	assert.Contains(t, text, "guard-hook(1)")
+	assert.Contains(t, text, "guard-agent-hook(1)")
+	if _, err := os.Stat(filepath.Join(dir, "pages", "guard-agent-hook.1")); err != nil {
+		t.Error("no page for guard agent-hook")
+	}
+	if man, err := exec.LookPath("man"); err == nil {
+		cmd := exec.Command(man, "-l", filepath.Join(dir, "pages", "guard.1"))
+		cmd.Env = []string{"PATH=" + testenv.Path(), "MANWIDTH=80", "HOME=" + t.TempDir()}
+		out, err := cmd.Output()
+		require.NoError(t, err, "man renders guard(1)")
+		assert.Contains(t, string(out), "EXIT STATUS")
+		assert.Contains(t, string(out), "GUARD_OWNER")
+	}
 }
