@@ -481,7 +481,7 @@ func TestInstall(t *testing.T) {
 
 		r = w.guard(dir, "install", "--hooks", "post-commit")
 		assert.Equal(t, 2, r.code)
-		assert.Contains(t, r.stderr, `unknown hook "post-commit"`)
+		assert.Contains(t, r.stderr, `"post-commit" is not pre-commit, pre-merge-commit or pre-push`)
 	})
 
 	t.Run("a hook whose recorded guard is gone uses the guard on PATH", func(t *testing.T) {

@@ -233,6 +233,12 @@ func installed(t *testing.T, root, version, license string) {
 		"usr/share/fish/vendor_completions.d/guard.fish", license} {
 		assert.FileExists(t, filepath.Join(root, filepath.FromSlash(f)))
 	}
+	// guard(1) carries the sections the help topics give it (cmd/guard's man build).
+	page, err := os.ReadFile(filepath.Join(root, "usr", "share", "man", "man1", "guard.1"))
+	if assert.NoError(t, err) {
+		assert.Contains(t, string(page), ".SH ENVIRONMENT\n")
+		assert.Contains(t, string(page), ".SH EXIT STATUS\n")
+	}
 	lic, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(license)))
 	require.NoError(t, err)
 	assert.Contains(t, string(lic), "MIT License")

@@ -119,7 +119,7 @@ func TestAgentHookCommandLine(t *testing.T) {
 	t.Run("an unknown agent is a usage error", func(t *testing.T) {
 		_, stderr, code := runShell(t, repo, "{}", guardBin+" agent-hook vim")
 		assert.Equal(t, 2, code)
-		assert.Equal(t, "guard: agent-hook: unknown agent \"vim\" (supported: claude, gemini, codex)\n", stderr)
+		assert.Equal(t, "guard: agent-hook: \"vim\" is not claude, gemini or codex\nusage: guard agent-hook claude|gemini|codex [flags]\nsee 'guard agent-hook --help'\n", stderr)
 	})
 	t.Run("gemini answers {} when it has nothing to object to", func(t *testing.T) {
 		in := `{"session_id":"g","cwd":"` + repo + `","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"absolute_path":"` + repo + `/locked/LOCK.txt"}}`

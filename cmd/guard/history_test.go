@@ -67,7 +67,7 @@ func TestHistoryRecordsWhatTheCommandsDid(t *testing.T) {
 
 	_, stderr, code = runGuard(t, root, state, "history", "--event", "aquired")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, `unknown event "aquired"`)
+	assert.Contains(t, stderr, `"aquired" is not acquired, renewed, released, expired, taken_over, pruned, waiting, refused, bypassed or pushed; did you mean acquired?`)
 }
 
 // A pruned lock's event carries the lock's fields, as every event does.
