@@ -215,6 +215,16 @@ func TestEnvironmentTopicNamesEveryGuardVariable(t *testing.T) {
 	for _, v := range vars {
 		assert.Regexp(t, `(^|\W)`+v+`(\W|$)`, out, "guard help environment does not name %s", v)
 	}
+
+	// ... and every variable docs/environment.md lists (the tests' own aside).
+	page, err := os.ReadFile("../../docs/environment.md")
+	require.NoError(t, err)
+	doc, _, _ := strings.Cut(string(page), "guard's own tests read")
+	listed := regexp.MustCompile("`([A-Z][A-Z0-9_]*\\*?)`").FindAllStringSubmatch(doc, -1)
+	require.Greater(t, len(listed), 30)
+	for _, m := range listed {
+		assert.Contains(t, out, m[1], "docs/environment.md lists %s, guard help environment does not", m[1])
+	}
 }
 
 func TestHelpTopics(t *testing.T) {
