@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
+	"github.com/guardlocks/guard/internal/progress"
 )
 
 // Audit verdicts: how a hosted repository's visibility compares with the markers of
@@ -74,10 +76,6 @@ type Report struct {
 	Incomplete bool `json:"incomplete"`
 }
 
-// progressThreshold is the number of repositories above which a terminal gets a
-// progress line while the lists come in.
-const progressThreshold = 50
-
 // Run runs `guard audit github`: exit 0 when every repository agrees with its
 // markers, 1 on a violation or a conflict (or, with Strict, a public repository
 // nobody approved), 2 when the audit could not be completed.
@@ -111,9 +109,13 @@ func Run(ctx context.Context, opts Options) error {
 	if sleep == nil {
 		sleep = github.SleepContext
 	}
-	progress := env.StdoutTTY && !opts.JSON
+	// Progress goes to stderr, so it is shown when stderr is a terminal, whatever
+	// stdout is (a table piped on, JSON): the line is erased before anything else is
+	// written there.
+	line := progress.New(env.Stderr, env.StderrTTY, env.Clock.Now, 0)
 	waiter := &github.RateWaiter{Budget: opts.RateLimitWait, Now: env.Clock.Now, Sleep: sleep,
 		Notify: func(d, budget time.Duration) {
+			line.Clear()
 			fmt.Fprintf(env.Stderr, "guard: GitHub rate limit reached: waiting %s before retrying (at most %s in all)\n", d.Round(time.Second), budget.Round(time.Second))
 		}}
 	client, err := github.NewClient(apiURL, token, opts.HTTPClient, waiter)
@@ -121,12 +123,17 @@ func Run(ctx context.Context, opts Options) error {
 		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
 	}
 	lister := &github.Lister{Client: client, Token: token != ""}
-	total := 0
-	if progress {
-		lister.Progress = func(owner string, n int) {
-			if total+n >= progressThreshold {
-				fmt.Fprintf(env.Stderr, "\rlisting repositories of %s: %d", owner, n)
+	if line != nil {
+		lister.Progress = func(owner string, page, pages, n int) {
+			// One page is one request: the line only says something when there are more.
+			if pages == 1 && page == 1 {
+				return
 			}
+			of := ""
+			if pages > 0 {
+				of = "/" + strconv.Itoa(pages)
+			}
+			line.Force("listing repositories of %s: page %d%s (%d repositories)", owner, page, of, n)
 		}
 	}
 
@@ -138,14 +145,23 @@ func Run(ctx context.Context, opts Options) error {
 			failures = append(failures, err)
 			continue
 		}
-		total += len(rs)
 		repos = append(repos, rs...)
 	}
-	if progress && total >= progressThreshold {
-		fmt.Fprint(env.Stderr, "\r\033[K")
-	}
+	line.Clear()
 
-	clones := FindClones(ctx, roots, skip, env.Env, func(msg string) { fmt.Fprintf(env.Stderr, "guard: warning: %s\n", msg) })
+	// The walk for clones is shown after a short delay: a few roots end before it.
+	walk := progress.New(env.Stderr, env.StderrTTY, env.Clock.Now, progress.Delay)
+	var walked func(dirs, clones int)
+	if walk != nil {
+		walked = func(dirs, clones int) {
+			walk.Show("looking for clones of %d repositories: %d folders walked, %d clones checked", len(repos), dirs, clones)
+		}
+	}
+	clones := findClones(ctx, roots, skip, env.Env, func(msg string) {
+		walk.Clear()
+		fmt.Fprintf(env.Stderr, "guard: warning: %s\n", msg)
+	}, walked)
+	walk.Clear()
 	report := Report{Repositories: judgeRepos(repos, clones, apiURL, github.LoadSSHHostAliases(env.Home())), Incomplete: len(failures) > 0}
 
 	if opts.JSON {

@@ -20,6 +20,7 @@ import (
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
+	"github.com/guardlocks/guard/lockcore"
 )
 
 // pinned is the moment the tests' clock shows: an hour before the real now, so that
@@ -555,17 +556,25 @@ func TestVerdict(t *testing.T) {
 	}
 }
 
-func TestAuditShowsProgressOnATerminalForManyRepositories(t *testing.T) {
+func TestAuditShowsPagesOutOfTheTotalWhenStderrIsATerminal(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		tty, json bool
+		stderrTTY bool
+		stdoutTTY bool
+		json      bool
 		repos     int
-		want      bool
+		want      string
 	}{
-		{"a terminal listing many repositories gets a progress line", true, false, 60, true},
-		{"a terminal listing a few repositories gets none", true, false, 10, false},
-		{"a pipe gets none", false, false, 60, false},
-		{"JSON output gets none", true, true, 60, false},
+		{"stderr at a terminal gets every page out of the total", true, false, false, 60,
+			"\rlisting repositories of acme: page 1/3 (25 repositories)\x1b[K" +
+				"\rlisting repositories of acme: page 2/3 (50 repositories)\x1b[K" +
+				"\rlisting repositories of acme: page 3/3 (60 repositories)\x1b[K\r\x1b[K"},
+		{"JSON on stdout still gets it on stderr: never in the JSON", true, false, true, 60,
+			"\rlisting repositories of acme: page 1/3 (25 repositories)\x1b[K" +
+				"\rlisting repositories of acme: page 2/3 (50 repositories)\x1b[K" +
+				"\rlisting repositories of acme: page 3/3 (60 repositories)\x1b[K\r\x1b[K"},
+		{"one page says nothing", true, false, false, 10, ""},
+		{"stderr not a terminal gets nothing, even with stdout at one", false, true, false, 60, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gh := newFakeGitHub(t, "/api/v3/")
@@ -575,16 +584,44 @@ func TestAuditShowsProgressOnATerminalForManyRepositories(t *testing.T) {
 				gh.repos["acme"] = append(gh.repos["acme"], fakeRepo{"r" + strconv.Itoa(i), "public"})
 			}
 			env, out, errb := testEnv(t.TempDir(), nil)
-			env.StdoutTTY = tc.tty
+			env.StderrTTY, env.StdoutTTY = tc.stderrTTY, tc.stdoutTTY
 			err := Run(context.Background(), Options{Env: env, Owners: []string{"acme"}, APIURL: gh.apiURL(), JSON: tc.json})
 			require.NoError(t, err, errb.String())
-			if tc.want {
-				assert.Contains(t, errb.String(), "\rlisting repositories of acme: 50\rlisting repositories of acme: 60\r\033[K")
-			} else {
-				assert.NotContains(t, errb.String(), "listing repositories")
+			// The fixed clock never passes the walk's delay: only the listing shows.
+			assert.Equal(t, tc.want, strings.Split(errb.String(), "guard: warning")[0])
+			assert.NotContains(t, out.String(), "listing")
+			assert.NotContains(t, out.String(), "\x1b")
+			if !tc.json {
+				assert.Equal(t, tc.repos, strings.Count(out.String(), "not-cloned"), "every page is listed")
 			}
-			assert.Equal(t, tc.repos, strings.Count(out.String(), "not-cloned"), "every page is listed")
 		})
+	}
+}
+
+func TestAuditShowsTheWalkForClonesAfterADelay(t *testing.T) {
+	top := t.TempDir()
+	for _, n := range []string{"a", "b"} {
+		guardtest.InitRepo(t, filepath.Join(top, n))
+	}
+	gh := newFakeGitHub(t, "/api/v3/")
+	gh.users["acme"] = "Organization"
+	gh.repos["acme"] = []fakeRepo{{"a", "public"}}
+	for _, tty := range []bool{true, false} {
+		env, _, errb := testEnv(top, nil)
+		env.StderrTTY = tty
+		// Every reading of the clock is a second later: the walk outlasts the delay.
+		now := pinned
+		env.Clock = lockcore.ClockFunc(func() time.Time { now = now.Add(time.Second); return now })
+		err := Run(context.Background(), Options{Env: env, Owners: []string{"acme"}, APIURL: gh.apiURL(), Roots: []string{top}})
+		require.NoError(t, err, errb.String())
+		if !tty {
+			assert.NotContains(t, errb.String(), "looking for clones")
+			assert.NotContains(t, errb.String(), "\r")
+			continue
+		}
+		assert.Contains(t, errb.String(), "\rlooking for clones of 1 repositories: 1 folders walked, 0 clones checked\x1b[K")
+		assert.Contains(t, errb.String(), "\rlooking for clones of 1 repositories: 3 folders walked, 1 clones checked\x1b[K")
+		assert.True(t, strings.HasSuffix(strings.Split(errb.String(), "guard: ")[0], "\r\x1b[K"), "the line is erased before anything else: %q", errb.String())
 	}
 }
 

@@ -61,8 +61,10 @@ type Lister struct {
 	// token, or when the token cannot read its user).
 	self  string
 	asked bool
-	// Progress, when set, is told the running count of repositories listed.
-	Progress func(owner string, n int)
+	// Progress, when set, is told after each page: the page, the number of pages
+	// (from GitHub's Link rel="last"; 0 when GitHub did not say) and the running count
+	// of repositories listed.
+	Progress func(owner string, page, pages, n int)
 }
 
 const perPage = 100
@@ -170,10 +172,18 @@ func (l *Lister) pages(ctx context.Context, owner string, fetch lister) ([]Repo,
 		for _, r := range repos {
 			out = append(out, repoOf(r))
 		}
+		last := resp == nil || resp.NextPage == 0 || resp.NextPage <= page
 		if l.Progress != nil {
-			l.Progress(owner, len(out))
+			pages := 0
+			switch {
+			case last:
+				pages = page
+			case resp.LastPage >= page:
+				pages = resp.LastPage
+			}
+			l.Progress(owner, page, pages, len(out))
 		}
-		if resp == nil || resp.NextPage == 0 || resp.NextPage <= page {
+		if last {
 			return out, nil
 		}
 		page = resp.NextPage

@@ -19,7 +19,7 @@ const module = "github.com/guardlocks/guard/"
 var floors = map[string]int{
 	"internal/atomicfile": 0, "internal/child": 0, "internal/cmdline": 0,
 	"internal/execpath": 0, "internal/filelock": 0, "internal/gitrun": 0,
-	"internal/wait": 0, "internal/webhook": 0,
+	"internal/wait": 0, "internal/webhook": 0, "internal/progress": 0,
 
 	"lockcore": 1,
 	"guard":    2,
