@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/progress"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -24,9 +25,10 @@ func parseWait(v string) (time.Duration, error) {
 }
 
 // waitProgress reports what a waiting claim waits for on stderr: at a terminal one
-// line rewritten every second ("waiting for /p/LOCK.txt held by bob: parser
-// refactor, 12s"), elsewhere one line whenever the lock waited for changes. stop
-// ends the reporting (and the terminal's line).
+// line rewritten every second with the time waited and the limit ("waiting for
+// /p/LOCK.txt held by bob: parser refactor, 1m20s of 30m"), elsewhere one line
+// whenever the lock waited for changes. stop ends the reporting (and the terminal's
+// line).
 func waitProgress(env *guard.Env, cmd string, wait time.Duration) (onWait func(lockcore.WaitState), stop func()) {
 	if wait <= 0 {
 		return nil, func() {}
@@ -45,6 +47,13 @@ func waitProgress(env *guard.Env, cmd string, wait time.Duration) (onWait func(l
 		return text
 	}
 	lastRecorded := ""
+	// draw rewrites the terminal's line (mu held): \r and erase to the end of the line.
+	shown := false
+	draw := func() {
+		elapsed := env.Clock.Now().Sub(cur.Since).Truncate(time.Second)
+		fmt.Fprintf(env.Stderr, "\r%s, %s of %s\x1b[K", line(*cur), progress.Duration(elapsed), progress.Duration(wait))
+		shown = true
+	}
 	onWait = func(s lockcore.WaitState) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -63,9 +72,11 @@ func waitProgress(env *guard.Env, cmd string, wait time.Duration) (onWait func(l
 			}
 			env.Record(ev)
 		}
-		if !env.StderrTTY {
+		if env.StderrTTY {
+			draw()
+		} else {
 			if t := line(s); t != lastText {
-				fmt.Fprintf(env.Stderr, "guard %s: %s (up to %s)\n", cmd, t, wait)
+				fmt.Fprintf(env.Stderr, "guard %s: %s (up to %s)\n", cmd, t, progress.Duration(wait))
 				lastText = t
 			}
 		}
@@ -80,21 +91,20 @@ func waitProgress(env *guard.Env, cmd string, wait time.Duration) (onWait func(l
 		defer wg.Done()
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
-		shown := false
 		for {
 			mu.Lock()
 			if cur != nil {
-				elapsed := env.Clock.Now().Sub(cur.Since).Truncate(time.Second)
-				// \r and erase to the end of the line: the line is rewritten in place.
-				fmt.Fprintf(env.Stderr, "\r%s, %s\x1b[K", line(*cur), elapsed)
-				shown = true
+				draw()
 			}
 			mu.Unlock()
 			select {
 			case <-done:
+				mu.Lock()
 				if shown {
-					fmt.Fprintln(env.Stderr)
+					// Erased: what follows (the claimed lock, a refusal) starts clean.
+					fmt.Fprint(env.Stderr, "\r\x1b[K")
 				}
+				mu.Unlock()
 				return
 			case <-tick.C:
 			}
