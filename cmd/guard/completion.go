@@ -109,8 +109,14 @@ var heldLockCommands = map[string]bool{"unlock": true, "renew": true}
 
 // addCompletions registers flagValues, the agent names and the lock names on every
 // command of the tree.
-func addCompletions(env *guard.Env, cmd *cobra.Command) {
-	for name, values := range flagValues() {
+func addCompletions(env *guard.Env, root *cobra.Command) {
+	completeTree(env, root, flagValues(), argValues())
+}
+
+// completeTree is addCompletions below one command, with the tables built once per
+// tree rather than once per command (every start builds the tree).
+func completeTree(env *guard.Env, cmd *cobra.Command, flagVals, argVals map[string][]string) {
+	for name, values := range flagVals {
 		if cmd.Flags().Lookup(name) == nil {
 			continue
 		}
@@ -119,7 +125,7 @@ func addCompletions(env *guard.Env, cmd *cobra.Command) {
 			return withHelp(values), cobra.ShellCompDirectiveNoFileComp
 		})
 	}
-	if values, ok := argValues()[cmd.Name()]; ok && cmd.ValidArgsFunction == nil {
+	if values, ok := argVals[cmd.Name()]; ok && cmd.ValidArgsFunction == nil {
 		cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -136,7 +142,7 @@ func addCompletions(env *guard.Env, cmd *cobra.Command) {
 		}
 	}
 	for _, c := range cmd.Commands() {
-		addCompletions(env, c)
+		completeTree(env, c, flagVals, argVals)
 	}
 }
 

@@ -32,6 +32,7 @@ func newManCmd(env *guard.Env) *cobra.Command {
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // reproducible pages: no generation date
+			addExamples(root)
 			// The plumbing is hidden from guard --help, not from the manual: git's and
 			// the agents' calls are documented where an administrator looks.
 			for _, c := range root.Commands() {

@@ -30,6 +30,7 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpCommand(newHelpCmd())
 	root.SetUsageFunc(rootUsage(root.UsageFunc()))
+	root.SetHelpFunc(exampleHelp(root.HelpFunc()))
 	root.AddCommand(manCmds(env)...)
 	root.AddCommand(
 		newVersionCmd(env, bi), newHistoryCmd(env), newWatchCmd(env), newServeCmd(env, web.Serve),
@@ -52,7 +53,6 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 	root.InitDefaultCompletionCmd()
 	groupCommands(root)
 	root.InitDefaultHelpCmd()
-	addExamples(root)
 	checkSubcommands(root)
 	closeValues(root)
 	addCompletions(env, root)

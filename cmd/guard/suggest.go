@@ -170,15 +170,18 @@ func checkValue(word string, allowed []string) error {
 
 // closeValues wraps every flag named in closedFlags, and checks the first argument of
 // the commands argValues names, throughout the tree.
-func closeValues(cmd *cobra.Command) {
+func closeValues(root *cobra.Command) { closeTree(root, closedFlags(), argValues()) }
+
+// closeTree is closeValues below one command, with the tables built once per tree.
+func closeTree(cmd *cobra.Command, closed, argVals map[string][]string) {
 	f := cmd.Flags()
-	for name, values := range closedFlags() {
+	for name, values := range closed {
 		if fl := f.Lookup(name); fl != nil {
 			_, list := fl.Value.(pflag.SliceValue)
 			fl.Value = &closedValue{Value: fl.Value, allowed: values, list: list}
 		}
 	}
-	if values, ok := argValues()[cmd.Name()]; ok && cmd.Args != nil {
+	if values, ok := argVals[cmd.Name()]; ok && cmd.Args != nil {
 		own := cmd.Args
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if err := own(c, args); err != nil {
@@ -193,6 +196,6 @@ func closeValues(cmd *cobra.Command) {
 		}
 	}
 	for _, c := range cmd.Commands() {
-		closeValues(c)
+		closeTree(c, closed, argVals)
 	}
 }
