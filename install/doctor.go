@@ -9,6 +9,7 @@ import (
 
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/gitrun"
+	"github.com/guardlocks/guard/internal/progress"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -114,6 +115,10 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 	if len(roots) == 0 {
 		roots = []string{o.Env.Dir}
 	}
+	// The folders are found first, so that the progress line can say how many there are.
+	type item struct{ dir, problem string }
+	var items []item
+	total := 0
 	for _, root := range roots {
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(o.Env.Dir, root)
@@ -122,35 +127,50 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 		if _, err := gitrun.OpenRepo(ctx, gitrun.New(root, o.Env.Env)); err != nil {
 			dirs = findRepos(root, 3)
 			if len(dirs) == 0 {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("%s: no git repository here or below", root))
+				items = append(items, item{problem: fmt.Sprintf("%s: no git repository here or below", root)})
 				continue
 			}
 		}
 		for _, d := range dirs {
-			r, err := gitrun.OpenRepo(ctx, gitrun.New(d, o.Env.Env))
-			if err != nil {
-				rep.Problems = append(rep.Problems, err.Error())
-				continue
-			}
-			key := r.Top + "\x00" + r.CommonDir
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			repos = append(repos, r)
-			rr := examine(o.Env, r)
-			if o.AgentProblems != nil && r.Top != "" {
-				rr.Problems = append(rr.Problems, o.AgentProblems(r.Top)...)
-			}
-			if o.Backend != nil && r.Top != "" {
-				if br := o.Backend(ctx, o.Env, r.Top, o.Repair); br != nil {
-					rr.Backend = br
-					rr.Problems = append(rr.Problems, br.Problems...)
-				}
-			}
-			rep.Repositories = append(rep.Repositories, rr)
+			items = append(items, item{dir: d})
 		}
+		total += len(dirs)
 	}
+	// At a terminal, a walk over many repositories says where it is (on stderr, erased
+	// before the report is written).
+	line := progress.New(o.Env.Stderr, o.Env.StderrTTY && total > 1, o.Env.Clock.Now, progress.Delay)
+	n := 0
+	for _, it := range items {
+		if it.problem != "" {
+			rep.Problems = append(rep.Problems, it.problem)
+			continue
+		}
+		n++
+		line.Show("doctor: repository %d/%d: %s", n, total, it.dir)
+		r, err := gitrun.OpenRepo(ctx, gitrun.New(it.dir, o.Env.Env))
+		if err != nil {
+			rep.Problems = append(rep.Problems, err.Error())
+			continue
+		}
+		key := r.Top + "\x00" + r.CommonDir
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		repos = append(repos, r)
+		rr := examine(o.Env, r)
+		if o.AgentProblems != nil && r.Top != "" {
+			rr.Problems = append(rr.Problems, o.AgentProblems(r.Top)...)
+		}
+		if o.Backend != nil && r.Top != "" {
+			if br := o.Backend(ctx, o.Env, r.Top, o.Repair); br != nil {
+				rr.Backend = br
+				rr.Problems = append(rr.Problems, br.Problems...)
+			}
+		}
+		rep.Repositories = append(rep.Repositories, rr)
+	}
+	line.Clear()
 	rep.Scratch = examineScratch(o, repos)
 	rep.Problems = append(rep.Problems, scratchProblems(rep.Scratch)...)
 	if o.AgentProblems != nil {

@@ -86,9 +86,44 @@ func writeDoctor(w io.Writer, rep DoctorReport) {
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
+	if len(rep.Repositories) > 1 {
+		fmt.Fprintln(w, doctorSummary(rep.Repositories))
+	}
 	if rep.Healthy && len(rep.Repositories) > 0 {
 		fmt.Fprintln(w, "healthy")
 	}
+}
+
+// doctorSummary is the count a run over several repositories ends with: "40
+// repositories: 35 ok, 3 with problems, 2 with warnings". A warning is what does not
+// make a repository unhealthy but wants a look: bypasses in its log, a hook that runs
+// the guard on PATH because the one it recorded is gone.
+func doctorSummary(repos []RepoReport) string {
+	ok, problems, warnings := 0, 0, 0
+	for _, r := range repos {
+		switch {
+		case len(r.Problems) > 0:
+			problems++
+		case hasWarning(r):
+			warnings++
+		default:
+			ok++
+		}
+	}
+	return fmt.Sprintf("%d repositories: %d ok, %d with problems, %d with warnings", len(repos), ok, problems, warnings)
+}
+
+// hasWarning reports whether a healthy repository still wants a look.
+func hasWarning(r RepoReport) bool {
+	if len(r.Bypasses) > 0 {
+		return true
+	}
+	for _, h := range r.Hooks {
+		if h.Fallback != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func orNone(s string) string {
