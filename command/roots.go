@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/progress"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -46,9 +48,21 @@ func absUnder(base, p string) string {
 }
 
 // scanLocks walks the roots and reports unreadable directories on stderr (the scan
-// goes on without them).
+// goes on without them). A walk that lasts shows the folders walked at a terminal
+// (stderr), on one line erased before anything else is written.
 func scanLocks(env *guard.Env, cmd string, rc *lockcore.RootsConfig, roots []lockcore.ScanRoot) *lockcore.ScanResult {
-	res := lockcore.Scan(roots, lockcore.ScanOptions{SkipDirs: rc.SkipDirs, Loc: env.Clock.Now().Location()})
+	opts := lockcore.ScanOptions{SkipDirs: rc.SkipDirs, Loc: env.Clock.Now().Location()}
+	line := progress.New(env.Stderr, env.StderrTTY, env.Clock.Now, progress.Delay)
+	if line != nil {
+		var mu sync.Mutex
+		opts.Progress = func(dirs int64) {
+			mu.Lock()
+			line.Show("guard %s: %d folders walked", cmd, dirs)
+			mu.Unlock()
+		}
+	}
+	res := lockcore.Scan(roots, opts)
+	line.Clear()
 	for _, e := range res.Errors {
 		fmt.Fprintf(env.Stderr, "guard %s: could not read %s: %v (skipped)\n", cmd, e.Path, e.Err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -54,7 +55,17 @@ type ScanOptions struct {
 	// sandbox needs the publication markers and configuration files of the same
 	// trees, and one walk is cheaper than two.
 	Also func(name string) bool
+	// Progress, when set, is told the number of directories read so far every
+	// ProgressEvery directories, from whichever worker read the last one: it must be
+	// safe for concurrent use, and cheap (a terminal's line checks the time and
+	// returns). Without it the walk counts nothing more than it did.
+	Progress func(dirs int64)
 }
+
+// ProgressEvery is how many directories a scan reads between two calls of
+// ScanOptions.Progress: often enough for a line a person watches, rarely enough to
+// cost nothing next to the reading.
+const ProgressEvery = 64
 
 // ScanError is a directory the scanner could not read. The scan goes on without it;
 // callers report it, and policy treats such an area as locked (fail closed).
@@ -167,6 +178,8 @@ type walker struct {
 	locks []*Lock
 	errs  []*ScanError
 	dirs  int
+	// read counts the directories read, for ScanOptions.Progress only.
+	read atomic.Int64
 }
 
 func newWalker(opts ScanOptions) *walker {
@@ -253,6 +266,11 @@ func (w *walker) work(res *workerResult) {
 		w.mu.Unlock()
 
 		children = w.readDir(t, res, children[:0])
+		if w.opts.Progress != nil {
+			if n := w.read.Add(1); n%ProgressEvery == 0 {
+				w.opts.Progress(n)
+			}
+		}
 
 		w.mu.Lock()
 		w.stack = append(w.stack, children...)

@@ -1,10 +1,13 @@
 package lockcore_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -362,4 +365,21 @@ func TestScanAlsoReportsTheFilesItWasAskedFor(t *testing.T) {
 	}
 	assert.Equal(t, []string{"PRIVATE.txt", "a/LOCK.permissions.txt", "a/b/.guard.toml", "a/b/PUBLIC.txt"}, rel)
 	assert.Equal(t, []string{"a/LOCK.txt"}, relPaths(t, root, res.Locks))
+}
+
+func TestScanProgressCountsEveryDirectoriesRead(t *testing.T) {
+	root := t.TempDir()
+	for i := range 2*lockcore.ProgressEvery + 5 {
+		require.NoError(t, os.Mkdir(filepath.Join(root, fmt.Sprintf("d%03d", i)), 0o755))
+	}
+	var mu sync.Mutex
+	var got []int64
+	res := lockcore.Scan([]lockcore.ScanRoot{{Path: root, MaxDepth: 4}}, lockcore.ScanOptions{Progress: func(n int64) {
+		mu.Lock()
+		got = append(got, n)
+		mu.Unlock()
+	}})
+	slices.Sort(got)
+	assert.Equal(t, []int64{lockcore.ProgressEvery, 2 * lockcore.ProgressEvery}, got)
+	assert.Equal(t, 2*lockcore.ProgressEvery+6, res.Dirs)
 }
