@@ -51,7 +51,17 @@ func absUnder(base, p string) string {
 // goes on without them). A walk that lasts shows the folders walked at a terminal
 // (stderr), on one line erased before anything else is written.
 func scanLocks(env *guard.Env, cmd string, rc *lockcore.RootsConfig, roots []lockcore.ScanRoot) *lockcore.ScanResult {
-	opts := lockcore.ScanOptions{SkipDirs: rc.SkipDirs, Loc: env.Clock.Now().Location()}
+	res := scanShown(env, cmd, roots, lockcore.ScanOptions{SkipDirs: rc.SkipDirs, Loc: env.Clock.Now().Location()})
+	for _, e := range res.Errors {
+		fmt.Fprintf(env.Stderr, "guard %s: could not read %s: %v (skipped)\n", cmd, e.Path, e.Err)
+	}
+	return res
+}
+
+// scanShown is lockcore.Scan with, at a terminal (stderr), the folders walked shown
+// once the walk has lasted progress.Delay ("guard scan: 4800 folders walked"), on one
+// line erased before the scan returns.
+func scanShown(env *guard.Env, cmd string, roots []lockcore.ScanRoot, opts lockcore.ScanOptions) *lockcore.ScanResult {
 	line := progress.New(env.Stderr, env.StderrTTY, env.Clock.Now, progress.Delay)
 	if line != nil {
 		var mu sync.Mutex
@@ -63,9 +73,6 @@ func scanLocks(env *guard.Env, cmd string, rc *lockcore.RootsConfig, roots []loc
 	}
 	res := lockcore.Scan(roots, opts)
 	line.Clear()
-	for _, e := range res.Errors {
-		fmt.Fprintf(env.Stderr, "guard %s: could not read %s: %v (skipped)\n", cmd, e.Path, e.Err)
-	}
 	return res
 }
 

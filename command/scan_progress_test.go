@@ -56,3 +56,26 @@ func TestScanShowsTheFoldersWalkedAtATerminalAfterADelay(t *testing.T) {
 		})
 	}
 }
+
+// guard unlock --all walks its roots as scan does, and shows the walk the same way.
+func TestUnlockAllShowsTheFoldersWalkedAtATerminal(t *testing.T) {
+	root := t.TempDir()
+	tree := map[string]string{"a/LOCK.txt": "owner: alice\ncreated: 2026-06-15T11:00:00\n"}
+	for i := range 70 {
+		tree[fmt.Sprintf("d%03d/", i)] = ""
+	}
+	for _, tty := range []bool{true, false} {
+		files(t, root, tree)
+		at := now
+		e := envtest.New(envtest.Dir(root), envtest.Vars(map[string]string{"HOME": t.TempDir()}),
+			envtest.Clock(lockcore.ClockFunc(func() time.Time { at = at.Add(time.Second); return at })))
+		e.StderrTTY = tty
+		require.NoError(t, command.RunUnlock(command.UnlockOptions{Env: e.Env, All: true, Owner: "alice"}), e.Err.String())
+		assert.Equal(t, "released "+root+"/a/LOCK.txt\n", e.Out.String())
+		if tty {
+			assert.Equal(t, "\rguard unlock --all: 64 folders walked\x1b[K\r\x1b[K", e.Err.String())
+		} else {
+			assert.Empty(t, e.Err.String())
+		}
+	}
+}

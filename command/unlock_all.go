@@ -48,7 +48,7 @@ func runUnlockAll(o UnlockOptions) error {
 		roots = append(roots, lockcore.ScanRoot{Path: dir, MaxDepth: 0})
 	}
 	now := env.Clock.Now()
-	res := lockcore.Scan(roots, lockcore.ScanOptions{SkipDirs: rc.SkipDirs, Loc: now.Location()})
+	res := scanShown(env, "unlock --all", roots, lockcore.ScanOptions{SkipDirs: rc.SkipDirs, Loc: now.Location()})
 	out := UnlockAllJSON{Owner: id.Owner, Released: []string{}, Kept: []KeptLockJSON{}, Errors: []string{}}
 	for _, e := range res.Errors {
 		fmt.Fprintf(env.Stderr, "guard unlock --all: could not read %v\n", e)
