@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"regexp"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"strings"
 )
 
@@ -37,7 +37,7 @@ var readOnly = setOf(
 
 // interpreters run code given on their command line or in a script, which guard
 // does not read.
-var interpreters = regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|irb|php|lua|luajit|perl|raku|rscript|r|julia|tclsh|wish|osascript|pwsh|powershell|groovy|scala|kotlin|jshell|swift|guile|sbcl|racket|elixir|iex|erl|escript|runghc|runhaskell|ghci|ts-node|tsx|qjs|node[0-9]+)$`)
+var interpreters = lazyre.New(`^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|irb|php|lua|luajit|perl|raku|rscript|r|julia|tclsh|wish|osascript|pwsh|powershell|groovy|scala|kotlin|jshell|swift|guile|sbcl|racket|elixir|iex|erl|escript|runghc|runhaskell|ghci|ts-node|tsx|qjs|node[0-9]+)$`)
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

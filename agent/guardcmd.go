@@ -2,8 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/guardlocks/guard/guard"
@@ -167,7 +167,7 @@ func envResetBefore(full string) bool {
 
 // guardOwnerRE finds GUARD_OWNER in a command line: an assignment (its value), an
 // unset (-u GUARD_OWNER, unset GUARD_OWNER) or a read ($GUARD_OWNER).
-var guardOwnerRE = regexp.MustCompile(`(\$\{?)?GUARD_OWNER(=("[^"]*"|'[^']*'|[^\s;&|()<>]*))?`)
+var guardOwnerRE = lazyre.New(`(\$\{?)?GUARD_OWNER(=("[^"]*"|'[^']*'|[^\s;&|()<>]*))?`)
 
 // ownerChange says how command sets GUARD_OWNER to something other than owner
 // (another value, one only known when it runs, or no value at all), "" when it does

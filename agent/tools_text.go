@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"regexp"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"strings"
 )
 
@@ -49,7 +49,7 @@ func perlInPlace(args []shellWord) bool {
 
 // sedWrites matches a sed script that writes files or runs commands of its own (w, W
 // and e commands, the w and e flags of s).
-var sedWrites = regexp.MustCompile(`(^|[;{}\n/|#,!0-9$ \t])[wWe]([ \t]|$)|(^|[/|#,])[gpiIm0-9]*[we]([ \t]|$)`)
+var sedWrites = lazyre.New(`(^|[;{}\n/|#,!0-9$ \t])[wWe]([ \t]|$)|(^|[/|#,])[gpiIm0-9]*[we]([ \t]|$)`)
 
 func (c *command) sed(args []shellWord) {
 	a := c.a

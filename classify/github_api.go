@@ -1,10 +1,10 @@
 package classify
 
 import (
+	"github.com/guardlocks/guard/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -33,25 +33,25 @@ type apiCall struct {
 
 // Endpoints that publish.
 var (
-	releaseCreatePath = regexp.MustCompile(`^repos/[^/]+/[^/]+/releases$`)
-	releaseEditPath   = regexp.MustCompile(`^repos/[^/]+/[^/]+/releases/[^/]+$`)
-	releaseAssetPath  = regexp.MustCompile(`^repos/[^/]+/[^/]+/releases/[^/]+/assets$`)
-	repoEditPath      = regexp.MustCompile(`^repos/[^/]+/[^/]+$`)
-	repoCreatePath    = regexp.MustCompile(`^(user|orgs/[^/]+)/repos$|^repos/[^/]+/[^/]+/generate$`)
-	gistCreatePath    = regexp.MustCompile(`^gists$`)
-	gistEditPath      = regexp.MustCompile(`^gists/[^/]+$`)
-	pagesPath         = regexp.MustCompile(`^repos/[^/]+/[^/]+/pages(/builds|/deployments)?$`)
-	packageRestore    = regexp.MustCompile(`^(user|users/[^/]+|orgs/[^/]+)/packages/[^/]+/[^/]+(/versions/[^/]+)?/restore$`)
-	advisoryEditPath  = regexp.MustCompile(`^repos/[^/]+/[^/]+/security-advisories/[^/]+$`)
+	releaseCreatePath = lazyre.New(`^repos/[^/]+/[^/]+/releases$`)
+	releaseEditPath   = lazyre.New(`^repos/[^/]+/[^/]+/releases/[^/]+$`)
+	releaseAssetPath  = lazyre.New(`^repos/[^/]+/[^/]+/releases/[^/]+/assets$`)
+	repoEditPath      = lazyre.New(`^repos/[^/]+/[^/]+$`)
+	repoCreatePath    = lazyre.New(`^(user|orgs/[^/]+)/repos$|^repos/[^/]+/[^/]+/generate$`)
+	gistCreatePath    = lazyre.New(`^gists$`)
+	gistEditPath      = lazyre.New(`^gists/[^/]+$`)
+	pagesPath         = lazyre.New(`^repos/[^/]+/[^/]+/pages(/builds|/deployments)?$`)
+	packageRestore    = lazyre.New(`^(user|users/[^/]+|orgs/[^/]+)/packages/[^/]+/[^/]+(/versions/[^/]+)?/restore$`)
+	advisoryEditPath  = lazyre.New(`^repos/[^/]+/[^/]+/security-advisories/[^/]+$`)
 	// A field as gh api (-f private=false), JSON ("private": false) and HTTPie
 	// (private:=false, private=false) write it.
-	privateFalse   = regexp.MustCompile(`"?private"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
-	privateTrue    = regexp.MustCompile(`"?private"?\s*(?::=|[=:])\s*"?(true|1|yes)\b`)
-	publicTrue     = regexp.MustCompile(`"?public"?\s*(?::=|[=:])\s*"?(true|1|yes)\b`)
-	publicFalse    = regexp.MustCompile(`"?public"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
-	visibilityKV   = regexp.MustCompile(`visibility"?\s*(?::=|[=:])\s*"?(\w+)`)
-	draftFalse     = regexp.MustCompile(`"?draft"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
-	statePublished = regexp.MustCompile(`"?state"?\s*(?::=|[=:])\s*"?published\b`)
+	privateFalse   = lazyre.New(`"?private"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
+	privateTrue    = lazyre.New(`"?private"?\s*(?::=|[=:])\s*"?(true|1|yes)\b`)
+	publicTrue     = lazyre.New(`"?public"?\s*(?::=|[=:])\s*"?(true|1|yes)\b`)
+	publicFalse    = lazyre.New(`"?public"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
+	visibilityKV   = lazyre.New(`visibility"?\s*(?::=|[=:])\s*"?(\w+)`)
+	draftFalse     = lazyre.New(`"?draft"?\s*(?::=|[=:])\s*"?(false|0|no)\b`)
+	statePublished = lazyre.New(`"?state"?\s*(?::=|[=:])\s*"?published\b`)
 )
 
 // normalEndpoint strips the scheme, host and API prefix, the query and the slashes

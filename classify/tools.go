@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // classifyBuiltin applies guard's own knowledge of publishing tools to words (the
@@ -54,12 +55,14 @@ var (
 )
 
 // tools is guard's knowledge of publishing tools, keyed by program name: one table
-// per family of tools, each in the family's file.
-var tools = toolTable(jsTools, pythonTools, cargoTools, rubyTools, dotnetTools, jvmTools,
-	containerTools, forgeTools, dartTools, hexTools, appleTools, conanTools, haskellTools, gitTools, httpClientTools)
+// per family of tools, each in the family's file. It is built on first use, not at
+// start: every hook call starts guard, and most never classify a command.
+var tools = sync.OnceValue(func() map[string]tool {
+	return toolTable(jsTools(), pythonTools(), cargoTools(), rubyTools(), dotnetTools(), jvmTools(), containerTools(), forgeTools(), dartTools(), hexTools(), appleTools(), conanTools(), haskellTools(), gitTools(), httpClientTools())
+})
 
 // toolTable joins the families' tables; a program in two families is a mistake
-// that would make one of them dead, and stops guard at start.
+// that would make one of them dead, and stops guard (the tests build the table).
 func toolTable(families ...map[string]tool) map[string]tool {
 	all := map[string]tool{}
 	for _, family := range families {
@@ -75,12 +78,12 @@ func toolTable(families ...map[string]tool) map[string]tool {
 
 // helpFlags are the flags that make prog print its help instead of running (see
 // tool.help).
-func helpFlags(prog string) []string { return tools[prog].help }
+func helpFlags(prog string) []string { return tools()[prog].help }
 
 // classifyTool classifies one reading of a command's options.
 func classifyTool(words []string, dir string) Classification {
 	prog := programName(words[0])
-	if t, ok := tools[prog]; ok {
+	if t, ok := tools()[prog]; ok {
 		return t.classify(prog, words[1:], dir)
 	}
 	return unknownProgram(prog, words[1:], dir)

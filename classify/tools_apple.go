@@ -1,9 +1,11 @@
 package classify
 
 // appleTools publish Swift packages and CocoaPods.
-var appleTools = map[string]tool{
-	"pod":   {withoutProg(classifyPod), nil},
-	"swift": {withoutProg(classifySwift), nil},
+func appleTools() map[string]tool {
+	return map[string]tool{
+		"pod":   {withoutProg(classifyPod), nil},
+		"swift": {withoutProg(classifySwift), nil},
+	}
 }
 
 // classifyPod: pod trunk push and pod repo push upload the pod's spec.

@@ -6,8 +6,10 @@ import (
 )
 
 // cargoTools is Rust's cargo (with cargo-workspaces and cargo-release).
-var cargoTools = map[string]tool{
-	"cargo": {withoutProg(classifyCargo), helpAnywhere},
+func cargoTools() map[string]tool {
+	return map[string]tool{
+		"cargo": {withoutProg(classifyCargo), helpAnywhere},
+	}
 }
 
 func classifyCargo(rest []string, dir string) Classification {

@@ -1,8 +1,10 @@
 package classify
 
 // conanTools upload C and C++ packages (Conan).
-var conanTools = map[string]tool{
-	"conan": {classifyConan, nil},
+func conanTools() map[string]tool {
+	return map[string]tool{
+		"conan": {classifyConan, nil},
+	}
 }
 
 // classifyConan: conan upload uploads to a remote, --dry-run rehearses.

@@ -7,19 +7,21 @@ import (
 )
 
 // containerTools push images and charts to registries.
-var containerTools = map[string]tool{
-	"docker":         {classifyDocker, helpLong},
-	"podman":         {classifyDocker, helpLong},
-	"buildah":        {classifyDocker, helpLong},
-	"nerdctl":        {classifyDocker, helpLong},
-	"docker-compose": {classifyCompose, helpLong},
-	"podman-compose": {classifyCompose, nil},
-	"helm":           {withoutProg(classifyHelm), helpAnywhere},
-	"ko":             {withoutProg(classifyKo), helpAnywhere},
-	"crane":          {withoutProg(classifyCrane), helpAnywhere},
-	"skopeo":         {withoutProg(classifySkopeo), helpAnywhere},
-	"oras":           {withoutProg(classifyOras), helpAnywhere},
-	"jib":            {withoutProg(classifyJib), helpLong},
+func containerTools() map[string]tool {
+	return map[string]tool{
+		"docker":         {classifyDocker, helpLong},
+		"podman":         {classifyDocker, helpLong},
+		"buildah":        {classifyDocker, helpLong},
+		"nerdctl":        {classifyDocker, helpLong},
+		"docker-compose": {classifyCompose, helpLong},
+		"podman-compose": {classifyCompose, nil},
+		"helm":           {withoutProg(classifyHelm), helpAnywhere},
+		"ko":             {withoutProg(classifyKo), helpAnywhere},
+		"crane":          {withoutProg(classifyCrane), helpAnywhere},
+		"skopeo":         {withoutProg(classifySkopeo), helpAnywhere},
+		"oras":           {withoutProg(classifyOras), helpAnywhere},
+		"jib":            {withoutProg(classifyJib), helpLong},
+	}
 }
 
 // classifyCompose: docker-compose and podman-compose are `docker compose`.

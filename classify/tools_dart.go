@@ -1,10 +1,12 @@
 package classify
 
 // dartTools upload to pub.dev.
-var dartTools = map[string]tool{
-	"dart":    {classifyPub, helpAnywhere},
-	"flutter": {classifyPub, helpAnywhere},
-	"pub":     {classifyPub, helpLong},
+func dartTools() map[string]tool {
+	return map[string]tool{
+		"dart":    {classifyPub, helpAnywhere},
+		"flutter": {classifyPub, helpAnywhere},
+		"pub":     {classifyPub, helpLong},
+	}
 }
 
 // classifyPub: dart pub publish, flutter pub publish and pub publish (lish and lush

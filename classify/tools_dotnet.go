@@ -1,11 +1,13 @@
 package classify
 
 // dotnetTools push NuGet packages (dotnet nuget push, nuget, choco, paket).
-var dotnetTools = map[string]tool{
-	"dotnet": {withoutProg(classifyDotnet), helpAnywhere},
-	"nuget":  nugetPusher,
-	"choco":  nugetPusher,
-	"paket":  nugetPusher,
+func dotnetTools() map[string]tool {
+	return map[string]tool{
+		"dotnet": {withoutProg(classifyDotnet), helpAnywhere},
+		"nuget":  nugetPusher,
+		"choco":  nugetPusher,
+		"paket":  nugetPusher,
+	}
 }
 
 // nugetPusher: nuget push, choco push, paket push (with the packages).

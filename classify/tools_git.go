@@ -6,8 +6,10 @@ import (
 )
 
 // gitTools is git itself, whose publishing (pushes) the git hooks guard.
-var gitTools = map[string]tool{
-	"git": {withoutProg(classifyGit), nil},
+func gitTools() map[string]tool {
+	return map[string]tool{
+		"git": {withoutProg(classifyGit), nil},
+	}
 }
 
 // classifyGit follows git -C for the project directory; git itself publishes

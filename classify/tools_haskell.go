@@ -1,9 +1,11 @@
 package classify
 
 // haskellTools upload Haskell packages to Hackage.
-var haskellTools = map[string]tool{
-	"cabal": hackageUploader,
-	"stack": hackageUploader,
+func haskellTools() map[string]tool {
+	return map[string]tool{
+		"cabal": hackageUploader,
+		"stack": hackageUploader,
+	}
 }
 
 // hackageUploader: cabal upload, stack upload (with the packages).

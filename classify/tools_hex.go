@@ -5,11 +5,13 @@ import (
 )
 
 // hexTools upload Elixir and Erlang packages to hex.pm.
-var hexTools = map[string]tool{
-	"mix": {func(prog string, rest []string, dir string) Classification {
-		return hexPublish(prog, rest, dir, "hex.publish")
-	}, nil},
-	"rebar3": {func(prog string, rest []string, dir string) Classification { return hexPublish(prog, rest, dir, "hex") }, nil},
+func hexTools() map[string]tool {
+	return map[string]tool{
+		"mix": {func(prog string, rest []string, dir string) Classification {
+			return hexPublish(prog, rest, dir, "hex.publish")
+		}, nil},
+		"rebar3": {func(prog string, rest []string, dir string) Classification { return hexPublish(prog, rest, dir, "hex") }, nil},
+	}
 }
 
 // hexPublish: mix hex.publish and rebar3 hex publish (or cut) upload to hex.pm.

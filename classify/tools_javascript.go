@@ -9,22 +9,24 @@ import (
 
 // jsTools are the JavaScript ecosystem's package managers, monorepo and release
 // tools, and the registries beside npm's.
-var jsTools = map[string]tool{
-	"npm":        {withoutProg(classifyNpm), helpAnywhere},
-	"pnpm":       {withoutProg(classifyPnpm), helpAnywhere},
-	"yarn":       {withoutProg(classifyYarn), helpAnywhere},
-	"bun":        {withoutProg(classifyBun), helpAnywhere},
-	"lerna":      {classifyJSMonorepoPublish, helpAnywhere},
-	"changeset":  {classifyJSMonorepoPublish, helpLong},
-	"changesets": {classifyJSMonorepoPublish, helpLong},
-	"nx":         {withoutProg(classifyNxRelease), helpAnywhere},
-	"rush":       {withoutProg(classifyRush), nil},
-	"pkg-pr-new": {subcommands(map[string]string{"publish": OpRegistryUpload}, "--packageManager", "--template", "--comment"), nil},
-	"np":         {withoutProg(classifyNp), helpLong},
-	"jsr":        {classifyRegistryPublish, helpLong},
-	"deno":       {classifyRegistryPublish, helpAnywhere},
-	"vsce":       {classifyRegistryPublish, helpAnywhere},
-	"ovsx":       {classifyRegistryPublish, helpAnywhere},
+func jsTools() map[string]tool {
+	return map[string]tool{
+		"npm":        {withoutProg(classifyNpm), helpAnywhere},
+		"pnpm":       {withoutProg(classifyPnpm), helpAnywhere},
+		"yarn":       {withoutProg(classifyYarn), helpAnywhere},
+		"bun":        {withoutProg(classifyBun), helpAnywhere},
+		"lerna":      {classifyJSMonorepoPublish, helpAnywhere},
+		"changeset":  {classifyJSMonorepoPublish, helpLong},
+		"changesets": {classifyJSMonorepoPublish, helpLong},
+		"nx":         {withoutProg(classifyNxRelease), helpAnywhere},
+		"rush":       {withoutProg(classifyRush), nil},
+		"pkg-pr-new": {subcommands(map[string]string{"publish": OpRegistryUpload}, "--packageManager", "--template", "--comment"), nil},
+		"np":         {withoutProg(classifyNp), helpLong},
+		"jsr":        {classifyRegistryPublish, helpLong},
+		"deno":       {classifyRegistryPublish, helpAnywhere},
+		"vsce":       {classifyRegistryPublish, helpAnywhere},
+		"ovsx":       {classifyRegistryPublish, helpAnywhere},
+	}
 }
 
 // npmValued are npm's options that take a value.

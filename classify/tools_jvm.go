@@ -10,15 +10,17 @@ import (
 )
 
 // jvmTools are the JVM's build tools that deploy to a repository.
-var jvmTools = map[string]tool{
-	"mvn":     {classifyMaven, helpAnywhere},
-	"mvnw":    {classifyMaven, helpAnywhere},
-	"mvnd":    {classifyMaven, helpAnywhere},
-	"gradle":  {classifyGradle, helpAnywhere},
-	"gradlew": {classifyGradle, helpAnywhere},
-	"sbt":     {withoutProg(classifySbt), nil},
-	"sbtn":    {withoutProg(classifySbt), nil},
-	"lein":    {subcommands(map[string]string{"deploy": OpRegistryUpload, "release": OpPublishRelease}, "-o", "-U", "with-profile"), nil},
+func jvmTools() map[string]tool {
+	return map[string]tool{
+		"mvn":     {classifyMaven, helpAnywhere},
+		"mvnw":    {classifyMaven, helpAnywhere},
+		"mvnd":    {classifyMaven, helpAnywhere},
+		"gradle":  {classifyGradle, helpAnywhere},
+		"gradlew": {classifyGradle, helpAnywhere},
+		"sbt":     {withoutProg(classifySbt), nil},
+		"sbtn":    {withoutProg(classifySbt), nil},
+		"lein":    {subcommands(map[string]string{"deploy": OpRegistryUpload, "release": OpPublishRelease}, "-o", "-U", "with-profile"), nil},
+	}
 }
 
 // The JVM build tools publish through goals and tasks (mvn deploy, mvn jib:build,

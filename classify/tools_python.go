@@ -8,22 +8,24 @@ import (
 
 // pythonTools are the Python packaging tools that upload to a package index, and
 // the conda ones that upload to a channel.
-var pythonTools = map[string]tool{
-	"twine":         {uploads([]string{"upload", "register"}, "-r", "--repository", "--repository-url", "-u", "--username", "-p", "--password", "-c", "--comment", "--config-file", "-i", "--identity", "--sign-with", "--cert", "--client-cert", "--attestations"), helpAnywhere},
-	"poetry":        {withoutProg(poetryPublish.classify), helpAnywhere},
-	"uv":            {withoutProg(uvPublish.classify), helpAnywhere},
-	"hatch":         pypiUploader,
-	"maturin":       pypiUploader,
-	"rye":           pypiUploader,
-	"flit":          pypiPublisher,
-	"pdm":           pypiPublisher,
-	"python":        {classifySetupPy, nil},
-	"python2":       {classifySetupPy, nil},
-	"python3":       {classifySetupPy, nil},
-	"py":            {classifySetupPy, nil},
-	"anaconda":      condaUploader,
-	"pixi":          condaUploader,
-	"rattler-build": condaUploader,
+func pythonTools() map[string]tool {
+	return map[string]tool{
+		"twine":         {uploads([]string{"upload", "register"}, "-r", "--repository", "--repository-url", "-u", "--username", "-p", "--password", "-c", "--comment", "--config-file", "-i", "--identity", "--sign-with", "--cert", "--client-cert", "--attestations"), helpAnywhere},
+		"poetry":        {withoutProg(poetryPublish.classify), helpAnywhere},
+		"uv":            {withoutProg(uvPublish.classify), helpAnywhere},
+		"hatch":         pypiUploader,
+		"maturin":       pypiUploader,
+		"rye":           pypiUploader,
+		"flit":          pypiPublisher,
+		"pdm":           pypiPublisher,
+		"python":        {classifySetupPy, nil},
+		"python2":       {classifySetupPy, nil},
+		"python3":       {classifySetupPy, nil},
+		"py":            {classifySetupPy, nil},
+		"anaconda":      condaUploader,
+		"pixi":          condaUploader,
+		"rattler-build": condaUploader,
+	}
 }
 
 var (

@@ -8,18 +8,20 @@ import (
 
 // forgeTools make releases on a forge (GitHub, GitLab, Gitea) or change a
 // repository's visibility there, and the release tools that do it for a project.
-var forgeTools = map[string]tool{
-	"gh":               {withoutProg(classifyGh), helpLong},
-	"glab":             {classifyForgeRelease, helpLong},
-	"tea":              {classifyForgeRelease, helpLong},
-	"hub":              {classifyForgeRelease, nil},
-	"ghr":              {classifyGhr, nil},
-	"github-release":   {subcommands(map[string]string{"release": OpPublishRelease, "upload": OpPublishRelease, "edit": OpPublishRelease}, "-u", "--user", "-r", "--repo", "-t", "--tag", "-n", "--name", "-d", "--description", "-f", "--file", "-s", "--security-token", "-c", "--target"), nil},
-	"goreleaser":       {withoutProg(classifyGoreleaser), helpAnywhere},
-	"semantic-release": {classifyReleaseTool, helpAnywhere},
-	"release-it":       {classifyReleaseTool, helpAnywhere},
-	"auto":             {classifyReleaseTool, nil},
-	"release-please":   {classifyReleaseTool, nil},
+func forgeTools() map[string]tool {
+	return map[string]tool{
+		"gh":               {withoutProg(classifyGh), helpLong},
+		"glab":             {classifyForgeRelease, helpLong},
+		"tea":              {classifyForgeRelease, helpLong},
+		"hub":              {classifyForgeRelease, nil},
+		"ghr":              {classifyGhr, nil},
+		"github-release":   {subcommands(map[string]string{"release": OpPublishRelease, "upload": OpPublishRelease, "edit": OpPublishRelease}, "-u", "--user", "-r", "--repo", "-t", "--tag", "-n", "--name", "-d", "--description", "-f", "--file", "-s", "--security-token", "-c", "--target"), nil},
+		"goreleaser":       {withoutProg(classifyGoreleaser), helpAnywhere},
+		"semantic-release": {classifyReleaseTool, helpAnywhere},
+		"release-it":       {classifyReleaseTool, helpAnywhere},
+		"auto":             {classifyReleaseTool, nil},
+		"release-please":   {classifyReleaseTool, nil},
+	}
 }
 
 // classifyGhr: ghr does one thing, upload a GitHub release.

@@ -5,9 +5,11 @@ import (
 )
 
 // rubyTools are RubyGems' gem and Bundler's rake release.
-var rubyTools = map[string]tool{
-	"gem":  {uploads([]string{"push"}, "--host", "-k", "--key", "--otp", "-p", "--http-proxy", "--attestation"), helpAnywhere},
-	"rake": {withoutProg(classifyRake), helpLong},
+func rubyTools() map[string]tool {
+	return map[string]tool{
+		"gem":  {uploads([]string{"push"}, "--host", "-k", "--key", "--otp", "-p", "--http-proxy", "--attestation"), helpAnywhere},
+		"rake": {withoutProg(classifyRake), helpLong},
+	}
 }
 
 func classifyRake(rest []string, dir string) Classification {

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"encoding/json"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"io"
 	"io/fs"
 	"os"
@@ -101,7 +102,7 @@ func pnpmWorkspacePatterns(path string) []string {
 }
 
 // cargoMembers matches the members list of a Cargo.toml [workspace] table.
-var cargoMembers = regexp.MustCompile(`(?s)\[workspace\][^\[]*?members\s*=\s*\[(.*?)\]`)
+var cargoMembers = lazyre.New(`(?s)\[workspace\][^\[]*?members\s*=\s*\[(.*?)\]`)
 
 // cargoWorkspaceMembers are the crates of the Cargo workspace rooted at root that
 // cargo publish --workspace uploads (not those with publish = false).
@@ -120,7 +121,7 @@ func cargoWorkspaceMembers(root string) []string {
 	}
 	var out []string
 	for _, dir := range expandWorkspacePatterns(root, patterns, "Cargo.toml") {
-		if manifest, ok := readSmall(filepath.Join(dir, "Cargo.toml")); ok && regexp.MustCompile(`(?m)^\s*publish\s*=\s*false`).MatchString(manifest) {
+		if manifest, ok := readSmall(filepath.Join(dir, "Cargo.toml")); ok && lazyre.New(`(?m)^\s*publish\s*=\s*false`).MatchString(manifest) {
 			continue
 		}
 		out = append(out, dir)

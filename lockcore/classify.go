@@ -1,6 +1,7 @@
 package lockcore
 
 import (
+	"github.com/guardlocks/guard/internal/lazyre"
 	"strings"
 )
 
@@ -41,7 +42,7 @@ type Name struct {
 	Ambiguous bool
 }
 
-var lockNameRE = lazyRE(`(?i)^LOCK((?:\.[A-Za-z0-9_-]+)*)\.txt$`)
+var lockNameRE = lazyre.New(`(?i)^LOCK((?:\.[A-Za-z0-9_-]+)*)\.txt$`)
 
 var typeMarkers = map[string]bool{"user": true, "team": true, "community": true, "condition": true, "until": true}
 var booleanWords = map[string]bool{"and": true, "or": true, "not": true}

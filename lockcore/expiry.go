@@ -1,6 +1,7 @@
 package lockcore
 
 import (
+	"github.com/guardlocks/guard/internal/lazyre"
 	"math"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ const DefaultExpiry = 24 * time.Hour
 // reference then treats the lock as expired.
 const maxLifetimeDays = 999999999
 
-var durationRE = lazyRE(`(?i)^\s*([0-9]+)\s*([smhd])\s*$`)
+var durationRE = lazyre.New(`(?i)^\s*([0-9]+)\s*([smhd])\s*$`)
 
 var unitSeconds = map[string]int64{"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -68,7 +69,7 @@ func addLifetime(created time.Time, secs int64) time.Time {
 
 // timeRE is the reference's created layouts (%Y-%m-%d[ %H:%M[:%S]] after every T became
 // a space): strptime accepts one or two digits for every field but the year.
-var timeRE = lazyRE(`^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:\s+([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2}))?)?$`)
+var timeRE = lazyre.New(`^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:\s+([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2}))?)?$`)
 
 // offsetLayouts are the forms with a time-zone offset that guard reads as written
 // (the reference falls back to the mtime for created, and reads them with

@@ -3,6 +3,7 @@ package lockcore
 import (
 	"errors"
 	"fmt"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"io/fs"
 	"math"
 	"path/filepath"
@@ -20,7 +21,7 @@ const (
 	FenceUnknown FenceState = "unknown"
 )
 
-var myFenceRE = lazyRE(`^[0-9]{1,19}$`)
+var myFenceRE = lazyre.New(`^[0-9]{1,19}$`)
 
 // NewFence returns the fence for a new lock: the current time in Unix microseconds,
 // but at least previous+1, so that a takeover or a forced replacement of a lock name

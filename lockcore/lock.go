@@ -3,6 +3,7 @@ package lockcore
 import (
 	"errors"
 	"fmt"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"io"
 	"io/fs"
 	"os"
@@ -321,7 +322,7 @@ func (l *Lock) Prunable(now time.Time) bool {
 // Soft reports whether the lock only warns.
 func (l *Lock) Soft() bool { return l.Mode == "soft" }
 
-var fenceRE = lazyRE(`^\d{1,19}$`)
+var fenceRE = lazyre.New(`^\d{1,19}$`)
 
 // Fence returns the lock's fence number; ok is false when the field is missing or is
 // not a decimal number that fits in 63 bits (a lock that predates fencing).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -217,7 +218,7 @@ func (p *Permissions) Explain(agent, action string) Match {
 // pyspace is Python's str whitespace (what \s and strip() mean there).
 const pyspace = `\t\n\v\f\r \x1c-\x1f\x85\p{Z}`
 
-var tokenRE = lazyRE(`(?s)^[` + pyspace + `]*([A-Za-z0-9_*?\[\]-]+)[` + pyspace + `]*(?:\((.*)\)[` + pyspace + `]*)?$`)
+var tokenRE = lazyre.New(`(?s)^[` + pyspace + `]*([A-Za-z0-9_*?\[\]-]+)[` + pyspace + `]*(?:\((.*)\)[` + pyspace + `]*)?$`)
 
 // splitToken splits an action or rule into its tool and argument. A token that does
 // not look like Tool or Tool(arg) is all tool, without argument.

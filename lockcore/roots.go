@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ type Expander struct {
 	Home string
 }
 
-var varRE = lazyRE(`\$([A-Za-z0-9_]+|\{[^}]*\})`)
+var varRE = lazyre.New(`\$([A-Za-z0-9_]+|\{[^}]*\})`)
 
 // Expand expands p.
 func (e Expander) Expand(p string) string {

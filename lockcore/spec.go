@@ -2,6 +2,7 @@ package lockcore
 
 import (
 	"fmt"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ type Spec struct {
 	Resource string
 }
 
-var segmentRE = lazyRE(`^[A-Za-z0-9_-]+$`)
+var segmentRE = lazyre.New(`^[A-Za-z0-9_-]+$`)
 
 // Validate checks the request as the reference's lock_create does, and more: scope and
 // host segments are [A-Za-z0-9_-]+ (no dots, slashes, ".."), a condition lock needs a

@@ -1,6 +1,7 @@
 package lockcore
 
 import (
+	"github.com/guardlocks/guard/internal/lazyre"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -8,9 +9,9 @@ import (
 
 // The spellings of a team lock's names: its file, an agent, a tool.
 var (
-	teamLockNameRE = lazyRE(`^LOCK\.team(\.[A-Za-z0-9_-]+)+\.txt$`)
-	agentRE        = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$`)
-	toolRE         = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,255}$`)
+	teamLockNameRE = lazyre.New(`^LOCK\.team(\.[A-Za-z0-9_-]+)+\.txt$`)
+	agentRE        = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$`)
+	toolRE         = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,255}$`)
 )
 
 // Limits on what a team lock line may hold.

@@ -2,6 +2,7 @@ package lockcore
 
 import (
 	"fmt"
+	"github.com/guardlocks/guard/internal/lazyre"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,9 +13,9 @@ import (
 
 // The shapes of a team lock's lines that the parser tells apart.
 var (
-	headerKeyRE  = lazyRE(`^[a-z][a-z0-9_]*$`)
-	orderRE      = lazyRE(`^[0-9]{1,9}$`)
-	legacyHeadRE = lazyRE(`(?i)^(?:#{1,3}\s*)?(?:\d+[.)]?\s*)?(?:anwesenheit(?:slog)?|presence(?:\s+log)?|dateien?(?:\s+beansprucht)?|files?\s+claimed|files?\s+claims?|tools?(?:\s+claimed|\s+claims?)?|nachrichten|messages?|notes?|queue|warteschlange)\s*:?\s*$`)
+	headerKeyRE  = lazyre.New(`^[a-z][a-z0-9_]*$`)
+	orderRE      = lazyre.New(`^[0-9]{1,9}$`)
+	legacyHeadRE = lazyre.New(`(?i)^(?:#{1,3}\s*)?(?:\d+[.)]?\s*)?(?:anwesenheit(?:slog)?|presence(?:\s+log)?|dateien?(?:\s+beansprucht)?|files?\s+claimed|files?\s+claims?|tools?(?:\s+claimed|\s+claims?)?|nachrichten|messages?|notes?|queue|warteschlange)\s*:?\s*$`)
 )
 
 // ReadTeamLock reads and validates the team lock at path. A file without section
@@ -274,7 +275,7 @@ func bracketed(s string) (string, bool) {
 	return s, s != ""
 }
 
-var messageRE = lazyRE(`^\[([^\]]*)\]\s+\[([^\]]*)\]:\s?(.*)$`)
+var messageRE = lazyre.New(`^\[([^\]]*)\]\s+\[([^\]]*)\]:\s?(.*)$`)
 
 func parseMessage(line string) TeamMessage {
 	raw := strings.TrimRight(line, " \t")
