@@ -257,7 +257,7 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 	if dec.Allowed {
 		return
 	}
-	d.deny(refusal(dec) + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, d.who.note()))
+	d.deny(refusal(dec) + fmt.Sprintf("\n  (you are %s on host %s; %s)", d.id.Owner, d.id.Host, d.who.note(d.id.Owner)))
 }
 
 // refusal is a decision's refusal explained for an agent (guard.AgentWayOut: wait,
@@ -273,13 +273,15 @@ func refusal(dec interface {
 
 // note says where the agent's identity comes from, so that it knows which locks are
 // its own: a lock it claims through guard's MCP tools (or its earlier writes) is
-// owned by this same identity and never stops it.
-func (a agentID) note() string {
+// owned by this same identity and never stops it. An agent known only by its session
+// is told to name it to guard lock in a shell: there guard cannot see the session,
+// and a lock taken as guard's usual identity would refuse the agent's own writes.
+func (a agentID) note(owner string) string {
 	switch a.from {
 	case guard.FromGuardOwner:
 		return "from GUARD_OWNER; locks you claim through guard's MCP tools are yours"
 	case guard.FromSession:
-		return "your session id; locks you claim through guard's MCP tools are yours"
+		return "your session id; locks you claim through guard's MCP tools are yours; from a shell, give guard lock `--owner " + owner + "` so that the lock is yours"
 	}
 	return "guard's usual identity here (no session id came with the call); locks you claim through guard's MCP tools are yours"
 }

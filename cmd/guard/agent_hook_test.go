@@ -163,7 +163,7 @@ func TestAgentHookAndCheckGiveTheSameRefusal(t *testing.T) {
 	assert.Contains(t, checkErr, "unlock --force")
 	assert.NotContains(t, reason, "--force")
 	assert.Contains(t, reason, "  what now: only the user removes a user lock: work in another area (claim it with guard's MCP tool `lock`), or ask the person you work for\n")
-	assert.True(t, strings.HasSuffix(reason, "(you are s-1 on host "+hostname(t)+"; your session id; locks you claim through guard's MCP tools are yours)"), reason)
+	assert.True(t, strings.HasSuffix(reason, "(you are s-1 on host "+hostname(t)+"; your session id; locks you claim through guard's MCP tools are yours; from a shell, give guard lock `--owner s-1` so that the lock is yours)"), reason)
 }
 
 func hostname(t *testing.T) string {
