@@ -24,11 +24,17 @@ func LockID(path string) string {
 type lockOut struct {
 	ID   string `json:"id"`
 	Room string `json:"room"`
+	// RelativePath is the path within its room (slash-separated): what the page shows.
+	RelativePath string `json:"relative_path"`
+	// Mine: the lock is the own lock of the identity guard serve acts as in its
+	// folder, so renew and release (without force) apply to it.
+	Mine bool `json:"mine"`
 	lockcore.JSON
 }
 
-func (s *Server) lockOut(l *lockcore.Lock, now time.Time) lockOut {
-	return lockOut{ID: LockID(l.Path), Room: s.room(l.Path), JSON: l.ToJSON(now)}
+func (s *Server) lockOut(ids identities, l *lockcore.Lock, now time.Time) lockOut {
+	return lockOut{ID: LockID(l.Path), Room: s.room(l.Path), RelativePath: relativePath(s.roomRoot(l.Path), l.Path),
+		Mine: ids.mine(l), JSON: l.ToJSON(now)}
 }
 
 func (s *Server) scan() []*lockcore.Lock {
@@ -54,12 +60,7 @@ func (s *Server) scan() []*lockcore.Lock {
 
 // room is the key of the root holding path: the longest root that contains it.
 func (s *Server) room(path string) string {
-	best := ""
-	for _, r := range s.o.Roots {
-		if within(r.Path, path) && len(r.Path) > len(best) {
-			best = r.Path
-		}
-	}
+	best := s.roomRoot(path)
 	if best == "" {
 		return ""
 	}
@@ -106,11 +107,12 @@ func (s *Server) getLocks(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.o.Env.Clock.Now()
 	out := []lockOut{}
+	ids := s.identities()
 	for _, l := range s.scan() {
 		if status == "active" && !l.Active(now) {
 			continue
 		}
-		out = append(out, s.lockOut(l, now))
+		out = append(out, s.lockOut(ids, l, now))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -142,7 +144,7 @@ func (s *Server) getLock(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		lockOut
 		Events []guard.Event `json:"events"`
-	}{s.lockOut(l, s.o.Env.Clock.Now()), evs})
+	}{s.lockOut(s.identities(), l, s.o.Env.Clock.Now()), evs})
 }
 
 type roomOut struct {
@@ -151,15 +153,27 @@ type roomOut struct {
 	Label  string `json:"label"`
 	Active int    `json:"active"`
 	Total  int    `json:"total"`
+	// Owner and Host are who guard serve acts as in the room (as guard lock would in
+	// its root); IdentityError names the .guard.toml there that could not be read.
+	Owner         string `json:"owner"`
+	Host          string `json:"host"`
+	IdentityError string `json:"identity_error,omitempty"`
 }
 
 func (s *Server) getRooms(w http.ResponseWriter, r *http.Request) {
 	now := s.o.Env.Clock.Now()
 	out := make([]roomOut, 0, len(s.o.Roots))
 	idx := map[string]int{}
+	ids := s.identities()
 	for _, rt := range s.o.Roots {
 		idx[LockID(rt.Path)] = len(out)
-		out = append(out, roomOut{Key: LockID(rt.Path), Path: rt.Path, Label: filepath.Base(rt.Path)})
+		ro := roomOut{Key: LockID(rt.Path), Path: rt.Path, Label: filepath.Base(rt.Path)}
+		id, err := ids.at(rt.Path)
+		ro.Owner, ro.Host = id.Owner, id.Host
+		if err != nil {
+			ro.IdentityError = err.Error()
+		}
+		out = append(out, ro)
 	}
 	for _, l := range s.scan() {
 		i, ok := idx[s.room(l.Path)]

@@ -95,6 +95,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/locks/{id}", s.getLock)
 	mux.HandleFunc("POST /api/locks", s.postLock)
 	mux.HandleFunc("DELETE /api/locks/{id}", s.deleteLock)
+	mux.HandleFunc("POST /api/locks/{id}/renew", s.postRenew)
 	mux.HandleFunc("GET /api/rooms", s.getRooms)
 	mux.HandleFunc("GET /api/history", s.getHistory)
 	mux.HandleFunc("GET /api/stats", s.getStats)

@@ -248,7 +248,8 @@ func TestLocksRoomsAndDetail(t *testing.T) {
 	_, _, body = f.do("GET", "/api/rooms", "", "bearer")
 	var rooms []roomOut
 	require.NoError(t, json.Unmarshal([]byte(body), &rooms))
-	assert.Equal(t, []roomOut{{Key: LockID(f.root), Path: f.root, Label: filepath.Base(f.root), Active: 1, Total: 2}}, rooms)
+	assert.Equal(t, []roomOut{{Key: LockID(f.root), Path: f.root, Label: filepath.Base(f.root), Active: 1, Total: 2,
+		Owner: "alice", Host: "hosta"}}, rooms)
 
 	f.events = append(f.events, guard.Event{Time: time.Now(), Event: "acquired", Path: p, Owner: "bob"})
 	code, _, body = f.do("GET", "/api/locks/"+LockID(p), "", "bearer")
