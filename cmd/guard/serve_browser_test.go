@@ -114,10 +114,6 @@ func TestServePageInARealBrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, token, kept)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#live.on`))), "the event stream (fetch, Bearer) is live")
-	// The page asks before it releases; a person would click OK.
-	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.confirm = () => true, true)`))
-	require.NoError(t, err)
-
 	// A lock made on disk shows within 2 s, without a reload.
 	made := writeLockFile(t, filepath.Join(root, "b"), "carol")
 	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
@@ -140,8 +136,9 @@ func TestServePageInARealBrowser(t *testing.T) {
 	require.Contains(t, string(content), "purpose: from the browser")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(row(claimed))))
 
-	// Release through its button.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(row(claimed)+` button.release`)))
+	// Release through its button; the page asks first, and a person clicks Release.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(row(claimed)+` button.release`), chromedp.WaitVisible(chromedp.CSS(`#confirm[open]`)),
+		chromedp.Click(chromedp.CSS(`#confirm-ok`))))
 	waitFile(t, claimed, false)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(row(claimed))))
 	require.FileExists(t, bobs)

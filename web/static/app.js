@@ -1,5 +1,6 @@
 // guard serve's page: plain JavaScript, no build step. All text goes in through
-// textContent, never innerHTML, so a lock's fields cannot inject markup.
+// textContent, never innerHTML, so a lock's fields cannot inject markup. Times are
+// shown in the browser's own time zone and locale; paths within their room.
 "use strict";
 
 const state = { locks: [], rooms: [], room: "", pending: null };
@@ -56,26 +57,110 @@ function say(text, isError) {
   m.className = isError ? "error" : "";
 }
 
-function eventLine(ev) {
-  const t = new Date(ev.time).toLocaleTimeString();
-  let s = t + "  " + ev.event + "  " + (ev.path || ev.resource || "");
-  if (ev.owner) s += "  owner " + ev.owner;
-  if (ev.actor) s += "  by " + ev.actor;
-  if (ev.detail) s += "  (" + ev.detail + ")";
-  return s;
+// --- Time, in the browser's zone: a clock time (with the day when it is not today),
+// how long ago or ahead, and the exact stamp on hover.
+
+const fmtClock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const fmtDay = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
+const fmtDayYear = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" });
+const fmtExact = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "long" });
+
+function dayNumber(d) { return Math.round(new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() / 86400000); }
+
+// clock is "14:05", "tomorrow 14:05", "yesterday 09:12", "Thu 3 Dec 14:05".
+function clock(d) {
+  const now = new Date();
+  const days = dayNumber(d) - dayNumber(now);
+  const t = fmtClock.format(d);
+  if (days === 0) return t;
+  if (days === 1) return "tomorrow " + t;
+  if (days === -1) return "yesterday " + t;
+  return (d.getFullYear() === now.getFullYear() ? fmtDay : fmtDayYear).format(d) + " " + t;
 }
 
-function countdown(lock) {
-  if (!lock.expires_at) {
-    if (lock.kind === "user") return "held by a person";
-    if (lock.kind === "condition") return "until condition met";
-    return "no expiry";
+// span is a duration as a person reads it: "40s", "12m 05s", "1h 58m", "3d 4h".
+function span(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return s + "s";
+  const m = Math.floor(s / 60);
+  if (m < 60) return m + "m " + String(s % 60).padStart(2, "0") + "s";
+  const h = Math.floor(m / 60);
+  if (h < 24) return h + "h " + String(m % 60).padStart(2, "0") + "m";
+  return Math.floor(h / 24) + "d " + (h % 24) + "h";
+}
+
+function fromNow(iso) {
+  const ms = new Date(iso) - Date.now();
+  if (Math.abs(ms) < 1000) return "now";
+  return ms > 0 ? "in " + span(ms) : span(-ms) + " ago";
+}
+
+// when is a <time>: the clock time and, below it, how far from now (kept current by
+// tick); the exact local stamp is its title.
+function when(iso) {
+  const d = new Date(iso);
+  const t = el("time", null, "when");
+  t.dateTime = iso;
+  t.title = fmtExact.format(d);
+  t.append(el("span", clock(d), "clock"), el("span", fromNow(iso), "ago"));
+  return t;
+}
+
+// until is a lock's end: when it expires, or what ends it when no time does.
+function until(l) {
+  if (l.expires_at) return when(l.expires_at);
+  if (l.kind === "user") return el("span", "until a person removes it", "open-end");
+  if (l.kind === "condition" || l.release_condition) return el("span", "until its condition is met", "open-end");
+  return el("span", "no expiry", "open-end");
+}
+
+function tick() {
+  for (const t of document.querySelectorAll("time.when")) {
+    const a = t.querySelector(".ago");
+    if (a) a.textContent = fromNow(t.dateTime);
+    const ms = new Date(t.dateTime) - Date.now();
+    t.classList.toggle("soon", t.closest(".until") !== null && ms < 5 * 60 * 1000);
   }
-  const ms = new Date(lock.expires_at) - Date.now();
-  if (ms <= 0) return "expired";
-  const s = Math.floor(ms / 1000);
-  const d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60), sec = s % 60;
-  return (d ? d + "d " : "") + (d || h ? h + "h " : "") + m + "m " + String(sec).padStart(2, "0") + "s";
+}
+
+// --- Rooms, identity, paths.
+
+function roomOf(key) { return state.rooms.find((r) => r.key === key); }
+
+// rel is a path as the page shows it: within its room (the longest root holding it).
+function rel(path) {
+  if (!path) return "";
+  let best = null;
+  for (const r of state.rooms) {
+    const root = r.path.replace(/[\\/]+$/, "");
+    if ((path === root || path.startsWith(root + "/") || path.startsWith(root + "\\")) && (!best || root.length > best.length)) best = root;
+  }
+  if (best === null) return path;
+  const rest = path.slice(best.length).replace(/^[\\/]+/, "").replace(/\\/g, "/");
+  return rest || ".";
+}
+
+// place is a path in a list of what an action does: within its room, and a room's own
+// top by the room's name.
+function place(path) {
+  const r = rel(path);
+  if (r !== ".") return r;
+  const room = state.rooms.find((x) => x.path.replace(/[\\/]+$/, "") === path.replace(/[\\/]+$/, ""));
+  return room ? "room " + room.label : path;
+}
+
+function lockPath(l) { return l.relative_path || rel(l.path); }
+
+function who(r) { return r.owner + (r.host ? " on " + r.host : ""); }
+
+function renderWho() {
+  const ids = [...new Set(state.rooms.map(who))];
+  const w = $("whoami");
+  w.replaceChildren(el("span", "You act as "), el("strong", ids[0] || "…"));
+  if (ids.length > 1) w.append(el("span", " (and as others in some rooms: see Rooms)"));
+  const s = $("settings-who");
+  s.replaceChildren(el("span", "guard serve acts as the identity guard lock would use in each room (GUARD_OWNER, else the room's .guard.toml, else user@host): "),
+    el("strong", ids.join(", ") || "…"), el("span", "."));
 }
 
 function renderRooms() {
@@ -85,21 +170,64 @@ function renderRooms() {
   const keep = sel.value;
   sel.replaceChildren(el("option", "all"));
   sel.firstChild.value = "";
-  const dl = $("c-dirs");
-  dl.replaceChildren();
+  const cr = $("c-room");
+  const keepClaim = cr.value;
+  cr.replaceChildren();
+  const first = state.rooms.length ? who(state.rooms[0]) : "";
   for (const r of state.rooms) {
-    const li = el("li", r.label + " — " + r.active + " active" + (r.total > r.active ? ", " + (r.total - r.active) + " expired" : ""));
-    li.title = r.path;
+    const li = el("li", null, "room");
+    li.append(el("strong", r.label), el("span", " " + r.active + " active" + (r.total > r.active ? ", " + (r.total - r.active) + " expired" : "")));
+    if (who(r) !== first) li.append(el("span", " · you act as " + who(r), "as"));
+    if (r.identity_error) li.append(el("span", " · its .guard.toml cannot be read", "warn"));
+    li.title = r.path + (r.identity_error ? "\n" + r.identity_error : "");
     li.dataset.key = r.key;
     if (state.room === r.key) li.classList.add("selected");
     li.addEventListener("click", () => { state.room = state.room === r.key ? "" : r.key; $("f-room").value = state.room; renderRooms(); renderLocks(); });
     ul.append(li);
     const o = el("option", r.label); o.value = r.key; sel.append(o);
-    const d = el("option"); d.value = r.path; dl.append(d);
+    const c = el("option", r.label); c.value = r.key; c.title = r.path; cr.append(c);
   }
   sel.value = state.room || keep;
-  if (!$("c-dir").value && state.rooms.length) $("c-dir").value = state.rooms[0].path;
+  if (keepClaim && roomOf(keepClaim)) cr.value = keepClaim;
+  renderWho();
 }
+
+// --- Locks.
+
+const kindWords = { exclusive: "exclusive", team: "team", user: "a person's (user)", condition: "until a condition", until: "until a time", legacy: "legacy" };
+
+function ownerCell(l) {
+  // One child, so the narrow layout's label column holds the label alone.
+  const td = el("td", null, "owner");
+  const v = el("span");
+  v.append(el("span", l.owner || "(unknown)"));
+  if (l.mine) v.append(el("span", "you", "you"));
+  td.append(v);
+  return td;
+}
+
+// actionButtons: Extend and Release on the person's own locks; on anyone else's only
+// the distinct, explained Force release.
+function actionButtons(l) {
+  const out = [];
+  if (l.mine) {
+    const x = el("button", "Extend", "extend");
+    x.title = "renew it now: its time starts again (guard renew)";
+    x.addEventListener("click", () => extend(l));
+    const r = el("button", "Release", "release");
+    r.title = "remove your lock (guard unlock)";
+    r.addEventListener("click", () => release(l));
+    out.push(x, r);
+  } else {
+    const f = el("button", "Force release…", "force");
+    f.title = "remove " + (l.owner || "someone") + "'s lock without them (guard unlock --force)";
+    f.addEventListener("click", () => forceRelease(l));
+    out.push(f);
+  }
+  return out;
+}
+
+function labelled(td, label) { td.dataset.label = label; return td; }
 
 function renderLocks() {
   const kinds = new Set(state.locks.map((l) => l.kind));
@@ -113,38 +241,40 @@ function renderLocks() {
   const room = $("f-room").value;
   const tb = $("locks").tBodies[0];
   tb.replaceChildren();
-  let active = 0;
+  const many = state.rooms.length > 1;
+  let shown = 0;
   for (const l of state.locks) {
-    active++;
     if (ks.value && l.kind !== ks.value) continue;
     if (owner && !(l.owner || "").toLowerCase().includes(owner)) continue;
     if (room && l.room !== room) continue;
+    shown++;
     const tr = el("tr");
     tr.dataset.id = l.id;
     tr.dataset.path = l.path;
-    const p = el("td", l.path, "path");
-    p.title = "show its detail and history";
-    p.addEventListener("click", () => showDetail(l.id));
-    tr.append(p, el("td", l.kind, "kind-" + l.kind), el("td", l.owner), el("td", l.host),
-      el("td", l.release_condition || l.purpose), el("td", countdown(l), "countdown"));
-    const b = el("button", "Release", "release");
-    b.addEventListener("click", () => release(l));
-    const td = el("td"); td.append(b); tr.append(td);
-    tr._lock = l;
+    if (l.mine) tr.classList.add("mine");
+    const p = el("td", null, "path");
+    const pv = el("span");
+    const r = roomOf(l.room);
+    if (many && r) pv.append(el("span", r.label + " › ", "room-label"));
+    const a = el("a", lockPath(l), "lock-link");
+    a.href = "#";
+    a.title = "show its detail and history";
+    a.addEventListener("click", (ev) => { ev.preventDefault(); showDetail(l.id); });
+    pv.append(a);
+    p.append(pv);
+    const purpose = el("td", l.release_condition || l.purpose || "", "purpose");
+    const since = el("td", null, "since"); since.append(when(l.created));
+    const end = el("td", null, "until"); end.append(until(l));
+    const act = el("td", null, "actions"); act.append(...actionButtons(l));
+    tr.append(labelled(p, "Lock"), labelled(el("td", kindWords[l.kind] || l.kind, "kind-" + l.kind), "Kind"), labelled(ownerCell(l), "Held by"),
+      labelled(el("td", l.host), "Host"), labelled(purpose, "Purpose"), labelled(since, "Since"), labelled(end, "Until"), act);
+    if (!purpose.textContent) purpose.classList.add("empty");
     tb.append(tr);
   }
+  $("no-locks").hidden = shown > 0;
+  const active = state.locks.length;
   $("counts").textContent = active + " active lock" + (active === 1 ? "" : "s") + " in " + state.rooms.length + " room" + (state.rooms.length === 1 ? "" : "s");
-}
-
-function tick() {
-  for (const tr of $("locks").tBodies[0].rows) {
-    const c = tr.querySelector(".countdown");
-    if (c && tr._lock) {
-      c.textContent = countdown(tr._lock);
-      const ms = tr._lock.expires_at ? new Date(tr._lock.expires_at) - Date.now() : Infinity;
-      c.classList.toggle("soon", ms < 5 * 60 * 1000);
-    }
-  }
+  tick();
 }
 
 async function refresh() {
@@ -152,6 +282,7 @@ async function refresh() {
     const [locks, rooms] = await Promise.all([api("GET", "/api/locks?status=active"), api("GET", "/api/rooms")]);
     state.locks = locks; state.rooms = rooms;
     renderRooms(); renderLocks();
+    if (state.detail && !$("detail-section").hidden) showDetail(state.detail, true);
   } catch (e) { say("Could not load the locks: " + e.message, true); }
 }
 
@@ -161,66 +292,222 @@ function refreshSoon() {
   refreshTimer = setTimeout(refresh, 100);
 }
 
+// --- Events, as sentences.
+
+const eventWords = { acquired: "claimed", renewed: "extended", released: "released", expired: "expired", taken_over: "taken over",
+  pruned: "pruned", waiting: "waiting", refused: "refused", bypassed: "bypassed", pushed: "pushed" };
+
+function eventItem(ev) {
+  const li = el("li");
+  li.append(when(ev.time), el("span", eventWords[ev.event] || ev.event, "ev ev-" + ev.event));
+  const what = ev.path ? rel(ev.path) : ev.resource;
+  if (what) li.append(el("span", what, "ev-path"));
+  const by = [];
+  if (ev.owner) by.push(ev.owner);
+  if (ev.actor) by.push("by " + ev.actor);
+  if (ev.detail) by.push(ev.detail);
+  if (by.length) li.append(el("span", by.join(" · "), "ev-by"));
+  return li;
+}
+
 async function loadTimeline() {
   try {
     const evs = await api("GET", "/api/history?limit=50");
-    const ol = $("timeline");
-    ol.replaceChildren(...evs.map((ev) => el("li", eventLine(ev))));
+    $("timeline").replaceChildren(...evs.map(eventItem));
   } catch (e) { say("Could not load the history: " + e.message, true); }
 }
 
-async function showDetail(id) {
+// --- A lock's detail, in plain labels.
+
+async function showDetail(id, quiet) {
   try {
     const l = await api("GET", "/api/locks/" + encodeURIComponent(id));
+    state.detail = id;
+    const r = roomOf(l.room);
+    const rows = [
+      ["Lock file", lockPath(l)],
+      ["Room", r ? r.label : ""],
+      ["Kind", kindWords[l.kind] || l.kind],
+      ["Covers", !l.scope || l.scope === "project" ? "the whole folder" : "scope " + l.scope],
+      ["Held by", (l.owner || "(unknown)") + (l.mine ? " (you)" : "")],
+      ["Host", l.host],
+      ["Since", when(l.created)],
+      ["Until", until(l)],
+      ["Mode", l.mode === "soft" ? "soft (warns, does not refuse)" : l.mode === "hard" ? "hard (refuses)" : l.mode],
+      ["Purpose", l.purpose],
+      ["Release condition", l.release_condition],
+      ["Claim number (fence)", l.fence],
+      ["Covers operations", (l.operations || []).join(", ")],
+      ["Resource", l.resource],
+      ["Held in", l.held_in],
+      ["Could not be read", l.read_error],
+    ];
     const dl = $("detail");
     dl.replaceChildren();
-    for (const k of ["path", "kind", "scope", "owner", "host", "created", "expires_at", "mode", "purpose", "release_condition", "fence", "operations"]) {
-      const v = l[k];
-      if (v === null || v === undefined || v === "" || (Array.isArray(v) && !v.length)) continue;
-      dl.append(el("dt", k), el("dd", Array.isArray(v) ? v.join(", ") : v));
+    for (const [label, v] of rows) {
+      if (v === null || v === undefined || v === "") continue;
+      const dd = el("dd");
+      if (v instanceof Node) dd.append(v); else dd.textContent = String(v);
+      if (label === "Room" && r) dd.title = r.path;
+      dl.append(el("dt", label), dd);
     }
-    $("detail-events").replaceChildren(...(l.events || []).map((ev) => el("li", eventLine(ev))));
-    $("detail-section").hidden = false;
-  } catch (e) { say(e.message, true); }
+    $("detail-title").textContent = "Lock " + lockPath(l);
+    $("detail-actions").replaceChildren(...actionButtons(l));
+    $("detail-events").replaceChildren(...(l.events || []).map(eventItem));
+    const sec = $("detail-section");
+    const wasHidden = sec.hidden;
+    sec.hidden = false;
+    if (wasHidden && !quiet) sec.scrollIntoView({ block: "nearest" });
+  } catch (e) {
+    if (quiet) { $("detail-section").hidden = true; state.detail = null; } else say(e.message, true);
+  }
+}
+
+// --- Asking first: an in-page dialog that says what will happen.
+
+function ask(title, paragraphs, okLabel, danger) {
+  return new Promise((resolve) => {
+    const d = $("confirm");
+    $("confirm-title").textContent = title;
+    $("confirm-body").replaceChildren(...paragraphs.map((p) => el("p", p)));
+    const ok = $("confirm-ok");
+    ok.textContent = okLabel;
+    ok.className = danger ? "danger" : "";
+    const done = (v) => { ok.onclick = null; $("confirm-cancel").onclick = null; d.onclose = null; if (d.open) d.close(); resolve(v); };
+    ok.onclick = () => done(true);
+    $("confirm-cancel").onclick = () => done(false);
+    d.onclose = () => done(false);
+    d.showModal();
+  });
+}
+
+async function extend(l) {
+  try {
+    const res = await api("POST", "/api/locks/" + encodeURIComponent(l.id) + "/renew", {});
+    say("Extended " + lockPath(l) + (res.expires_at ? ": now until " + clock(new Date(res.expires_at)) + " (" + fromNow(res.expires_at) + ")" : ""));
+  } catch (e) { say("Could not extend " + lockPath(l) + ": " + e.message, true); }
+  refresh();
 }
 
 async function release(l) {
-  let q = "";
-  if (l.kind !== "user" && !window.confirm("Release " + l.path + "?")) return;
-  if (l.kind === "user" && !window.confirm("Remove the user lock " + l.path + "? It is a person's lock.")) return;
+  const ok = await ask("Release your lock on " + lockPath(l) + "?",
+    ["The lock file is removed. The folder is then free: anyone, agents included, may claim it or change it."], "Release", false);
+  if (!ok) return;
   try {
-    await api("DELETE", "/api/locks/" + encodeURIComponent(l.id) + q);
-    say("released " + l.path);
-  } catch (e) {
-    if (window.confirm(e.message + "\n\nRelease it anyway (as guard unlock --force)?")) {
-      try { await api("DELETE", "/api/locks/" + encodeURIComponent(l.id) + "?force=true"); say("released " + l.path); }
-      catch (e2) { say(e2.message, true); }
-    } else say(e.message, true);
+    await api("DELETE", "/api/locks/" + encodeURIComponent(l.id));
+    say("Released " + lockPath(l));
+  } catch (e) { say("Could not release " + lockPath(l) + ": " + e.message + " (it is left as it was)", true); }
+  refresh();
+}
+
+// forceRelease removes someone else's lock, after saying what that does to them.
+async function forceRelease(l) {
+  const holder = (l.owner || "someone unknown") + (l.host ? " on " + l.host : "");
+  const paras = [];
+  if (l.kind === "user") {
+    paras.push("This is a person's lock (a user lock): " + holder + " set it to keep agents and everyone else out of " + lockPath(l) + ". Only a person may remove it; here you act as one, as guard unlock --force at a terminal does.");
+  } else {
+    paras.push("This lock is " + holder + "'s, not yours" + (l.purpose ? " (for: " + l.purpose + ")" : "") + ".");
   }
+  paras.push("Forcing it removes the lock file now, without asking " + (l.owner || "them") + " and without telling them. The folder is then free: anyone, agents included, may claim it or change it while they may still be working there.");
+  paras.push("If they hold it with guard run, their command is stopped when it notices the lock is gone (exit 5); a later guard renew or unlock of theirs finds no lock. The release is recorded in the history as done from this page.");
+  const ok = await ask("Force release " + holder + "'s lock on " + lockPath(l) + "?", paras, "Force release " + (l.owner || "their") + "'s lock", true);
+  if (!ok) return;
+  try {
+    await api("DELETE", "/api/locks/" + encodeURIComponent(l.id) + "?force=true");
+    say("Force released " + holder + "'s lock on " + lockPath(l));
+  } catch (e) { say("Could not force release " + lockPath(l) + ": " + e.message, true); }
   refresh();
 }
 
 async function claim(ev) {
   ev.preventDefault();
   const kind = $("c-kind").value;
-  const body = { dir: $("c-dir").value.trim(), scope: $("c-scope").value.trim(), expires: $("c-expires").value.trim(),
+  const r = roomOf($("c-room").value);
+  const given = $("c-dir").value.trim();
+  let dir = given;
+  // A folder within the room; an absolute one is taken as it is.
+  if (r && !/^([\\/]|[A-Za-z]:[\\/])/.test(given)) {
+    const sep = r.path.includes("\\") && !r.path.includes("/") ? "\\" : "/";
+    dir = given && given !== "." ? r.path.replace(/[\\/]+$/, "") + sep + given.replace(/^[\\/]+/, "") : r.path;
+  }
+  const body = { dir, scope: $("c-scope").value.trim(), expires: $("c-expires").value.trim(),
     purpose: $("c-purpose").value.trim(), release_condition: $("c-cond").value.trim(), user: kind === "user", condition: kind === "condition" };
   try {
     const res = await api("POST", "/api/locks", body);
-    say(res.action + " " + res.path);
+    say((res.action || "claimed") + " " + rel(res.path));
   } catch (e) { say(e.message, true); }
   refresh();
 }
 
-// preview shows what an action would do; its commit button then does it for real.
-async function preview(title, path, dryBody, commitBody, show) {
+// --- Previews of prune and lockdown, in plain words; "Do it" then acts.
+
+function listOf(paths, why) {
+  const ul = el("ul");
+  for (const x of paths) {
+    const li = el("li");
+    li.append(el("span", place(x.root || x.path || x), "path"));
+    if (x.reason || x.error || why) li.append(el("span", " — " + (x.reason || x.error || why)));
+    ul.append(li);
+  }
+  return ul;
+}
+
+function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+
+// describe turns an action's JSON answer into sentences: what it would do (a preview)
+// or did.
+const describe = {
+  prune(r) {
+    const out = [];
+    const done = !r.dry_run;
+    const paths = (done ? r.removed : r.would_remove) || [];
+    if (!paths.length) out.push(el("p", done ? "Nothing was removed." : "Nothing to prune: no lock here has run out of time."));
+    else {
+      out.push(el("p", (done ? "Removed " : "Would remove ") + plural(paths.length, "expired lock", "expired locks") + ":"));
+      out.push(listOf(paths));
+    }
+    if (r.errors && r.errors.length) { out.push(el("p", "Could not remove:")); out.push(listOf(r.errors)); }
+    return { parts: out, act: !done && paths.length > 0, label: "Remove " + plural(paths.length, "lock", "locks") };
+  },
+  lockdown(r) {
+    const out = [];
+    const done = r.committed;
+    const paths = (done ? r.locked : r.would_lock) || [];
+    if (!paths.length) out.push(el("p", done ? "Nothing was locked." : "Nothing to lock: every room already has a lock at its top."));
+    else {
+      out.push(el("p", (done ? "Locked " : "Would put a hard lock (LOCK.txt, for 24 hours) at the top of ") + plural(paths.length, "room", "rooms") + ":"));
+      out.push(listOf(paths.map((p) => ({ path: p, reason: "all of " + place(p.replace(/[\\/]LOCK\.txt$/, "")) }))));
+      if (!done) out.push(el("p", "Until it is undone, guard refuses commits, claims and agents' changes there. Undo it here, with Undo the lockdown."));
+    }
+    if (r.skipped && r.skipped.length) { out.push(el("p", "Left alone:")); out.push(listOf(r.skipped)); }
+    return { parts: out, act: !done && paths.length > 0, label: "Lock down " + plural(paths.length, "room", "rooms") };
+  },
+  undo(r) {
+    const out = [];
+    const done = r.committed;
+    const paths = (done ? r.unlocked : r.would_unlock) || [];
+    if (!paths.length) out.push(el("p", done ? "Nothing was unlocked." : "Nothing to undo: no lock of a lockdown is left."));
+    else {
+      out.push(el("p", (done ? "Removed " : "Would remove ") + plural(paths.length, "lockdown lock", "lockdown locks") + ":"));
+      out.push(listOf(paths));
+    }
+    if (r.kept && r.kept.length) { out.push(el("p", "Kept (not a lockdown's lock as it left it):")); out.push(listOf(r.kept)); }
+    return { parts: out, act: !done && paths.length > 0, label: "Remove " + plural(paths.length, "lock", "locks") };
+  },
+};
+
+async function preview(title, path, dryBody, commitBody, kind) {
   try {
     const res = await api("POST", path, dryBody);
+    const d = describe[kind](res);
     $("action-title").textContent = title;
-    $("action-result").textContent = show(res);
-    state.pending = { path, body: commitBody, title };
-    $("action-commit").hidden = false;
+    $("action-result").replaceChildren(...d.parts);
+    state.pending = d.act ? { path, body: commitBody, kind } : null;
+    $("action-commit").hidden = !d.act;
+    $("action-commit").textContent = d.label;
     $("action-section").hidden = false;
+    $("action-section").scrollIntoView({ block: "nearest" });
   } catch (e) { say(e.message, true); }
 }
 
@@ -230,13 +517,12 @@ async function commit() {
   state.pending = null;
   try {
     const res = await api("POST", p.path, p.body);
-    $("action-result").textContent = "Done.\n" + JSON.stringify(res, null, 2);
+    const d = describe[p.kind](res);
+    $("action-result").replaceChildren(el("p", "Done.", "done"), ...d.parts);
     $("action-commit").hidden = true;
   } catch (e) { say(e.message, true); }
   refresh();
 }
-
-function list(label, xs) { return label + ":\n" + ((xs && xs.length) ? xs.map((x) => "  " + (x.root || x.path || x) + (x.reason ? " (" + x.reason + ")" : "")).join("\n") : "  (none)"); }
 
 // connect follows /api/events. EventSource cannot send a header, so the stream is
 // read with fetch and a ReadableStream reader, and parsed as Server-Sent Events here;
@@ -256,7 +542,7 @@ function connect() {
     if (name !== "lock" || !data.length) return;
     const ev = JSON.parse(data.join("\n"));
     const ol = $("timeline");
-    ol.prepend(el("li", eventLine(ev)));
+    ol.prepend(eventItem(ev));
     while (ol.children.length > 200) ol.lastChild.remove();
     refreshSoon();
   };
@@ -288,16 +574,13 @@ document.addEventListener("DOMContentLoaded", () => {
   $("claim").addEventListener("submit", claim);
   for (const id of ["f-kind", "f-room"]) $(id).addEventListener("change", () => { state.room = $("f-room").value; renderRooms(); renderLocks(); });
   $("f-owner").addEventListener("input", renderLocks);
-  $("detail-close").addEventListener("click", () => { $("detail-section").hidden = true; });
+  $("detail-close").addEventListener("click", () => { $("detail-section").hidden = true; state.detail = null; });
   $("action-cancel").addEventListener("click", () => { $("action-section").hidden = true; state.pending = null; });
   $("action-commit").addEventListener("click", commit);
-  $("scan").addEventListener("click", async () => { try { const r = await api("POST", "/api/scan", {}); say("scanned: " + r.locks_found + " lock files" + (r.watcher ? " (new " + r.new + ", changed " + r.modified + ", expired " + r.expired + ", gone " + r.deleted + ")" : "")); } catch (e) { say(e.message, true); } refresh(); });
-  $("prune-preview").addEventListener("click", () => preview("Prune expired locks", "/api/prune", { dry_run: true }, { dry_run: false },
-    (r) => list("Would remove", r.would_remove)));
-  $("lockdown-preview").addEventListener("click", () => preview("Lock down every root", "/api/lockdown", { commit: false }, { commit: true },
-    (r) => list("Would lock", r.would_lock || r.would_lock_paths) + "\n" + list("Skipped", r.skipped)));
-  $("undo-preview").addEventListener("click", () => preview("Undo the lockdown", "/api/lockdown/undo", { commit: false }, { commit: true },
-    (r) => JSON.stringify(r, null, 2)));
+  $("scan").addEventListener("click", async () => { try { const r = await api("POST", "/api/scan", {}); say("Scanned: " + plural(r.locks_found, "lock file", "lock files") + (r.watcher ? " (new " + r.new + ", changed " + r.modified + ", expired " + r.expired + ", gone " + r.deleted + ")" : "")); } catch (e) { say(e.message, true); } refresh(); });
+  $("prune-preview").addEventListener("click", () => preview("Prune expired locks", "/api/prune", { dry_run: true }, { dry_run: false }, "prune"));
+  $("lockdown-preview").addEventListener("click", () => preview("Lock down every room", "/api/lockdown", { commit: false }, { commit: true }, "lockdown"));
+  $("undo-preview").addEventListener("click", () => preview("Undo the lockdown", "/api/lockdown/undo", { commit: false }, { commit: true }, "undo"));
   setInterval(tick, 1000);
   signIn().then((ok) => {
     if (!ok) return;
