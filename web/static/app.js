@@ -455,46 +455,35 @@ function listOf(paths, why) {
 
 function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 
-// describe turns an action's JSON answer into sentences: what it would do (a preview)
-// or did.
+// outcome words one action's answer: what it did (done) or would do, to which paths,
+// and what it left alone; w holds its sentences.
+function outcome(done, paths, left, w) {
+  const out = [];
+  if (!paths.length) out.push(el("p", done ? w.none : w.nothing));
+  else {
+    out.push(el("p", (done ? w.did : w.would) + plural(paths.length, w.one, w.many) + ":"));
+    out.push(listOf(w.item ? paths.map(w.item) : paths));
+    if (!done && w.then) out.push(el("p", w.then));
+  }
+  if (left && left.length) { out.push(el("p", w.left)); out.push(listOf(left)); }
+  return { parts: out, act: !done && paths.length > 0, label: w.verb + " " + plural(paths.length, w.unit, w.unit + "s") };
+}
+
+// describe turns an action's JSON answer into sentences.
 const describe = {
-  prune(r) {
-    const out = [];
-    const done = !r.dry_run;
-    const paths = (done ? r.removed : r.would_remove) || [];
-    if (!paths.length) out.push(el("p", done ? "Nothing was removed." : "Nothing to prune: no lock here has run out of time."));
-    else {
-      out.push(el("p", (done ? "Removed " : "Would remove ") + plural(paths.length, "expired lock", "expired locks") + ":"));
-      out.push(listOf(paths));
-    }
-    if (r.errors && r.errors.length) { out.push(el("p", "Could not remove:")); out.push(listOf(r.errors)); }
-    return { parts: out, act: !done && paths.length > 0, label: "Remove " + plural(paths.length, "lock", "locks") };
-  },
-  lockdown(r) {
-    const out = [];
-    const done = r.committed;
-    const paths = (done ? r.locked : r.would_lock) || [];
-    if (!paths.length) out.push(el("p", done ? "Nothing was locked." : "Nothing to lock: every room already has a lock at its top."));
-    else {
-      out.push(el("p", (done ? "Locked " : "Would put a hard lock (LOCK.txt, for 24 hours) at the top of ") + plural(paths.length, "room", "rooms") + ":"));
-      out.push(listOf(paths.map((p) => ({ path: p, reason: "all of " + place(p.replace(/[\\/]LOCK\.txt$/, "")) }))));
-      if (!done) out.push(el("p", "Until it is undone, guard refuses commits, claims and agents' changes there. Undo it here, with Undo the lockdown."));
-    }
-    if (r.skipped && r.skipped.length) { out.push(el("p", "Left alone:")); out.push(listOf(r.skipped)); }
-    return { parts: out, act: !done && paths.length > 0, label: "Lock down " + plural(paths.length, "room", "rooms") };
-  },
-  undo(r) {
-    const out = [];
-    const done = r.committed;
-    const paths = (done ? r.unlocked : r.would_unlock) || [];
-    if (!paths.length) out.push(el("p", done ? "Nothing was unlocked." : "Nothing to undo: no lock of a lockdown is left."));
-    else {
-      out.push(el("p", (done ? "Removed " : "Would remove ") + plural(paths.length, "lockdown lock", "lockdown locks") + ":"));
-      out.push(listOf(paths));
-    }
-    if (r.kept && r.kept.length) { out.push(el("p", "Kept (not a lockdown's lock as it left it):")); out.push(listOf(r.kept)); }
-    return { parts: out, act: !done && paths.length > 0, label: "Remove " + plural(paths.length, "lock", "locks") };
-  },
+  prune: (r) => outcome(!r.dry_run, (r.dry_run ? r.would_remove : r.removed) || [], r.errors, {
+    none: "Nothing was removed.", nothing: "Nothing to prune: no lock here has run out of time.",
+    did: "Removed ", would: "Would remove ", one: "expired lock", many: "expired locks", left: "Could not remove:", verb: "Remove", unit: "lock" }),
+  lockdown: (r) => outcome(r.committed, (r.committed ? r.locked : r.would_lock) || [], r.skipped, {
+    none: "Nothing was locked.", nothing: "Nothing to lock: every room already has a lock at its top.",
+    did: "Locked ", would: "Would put a hard lock (LOCK.txt, for 24 hours) at the top of ", one: "room", many: "rooms",
+    item: (p) => ({ path: p, reason: "all of " + place(p.replace(/[\\/]LOCK\.txt$/, "")) }),
+    then: "Until it is undone, guard refuses commits, claims and agents' changes there. Undo it here, with Undo the lockdown.",
+    left: "Left alone:", verb: "Lock down", unit: "room" }),
+  undo: (r) => outcome(r.committed, (r.committed ? r.unlocked : r.would_unlock) || [], r.kept, {
+    none: "Nothing was unlocked.", nothing: "Nothing to undo: no lock of a lockdown is left.",
+    did: "Removed ", would: "Would remove ", one: "lockdown lock", many: "lockdown locks",
+    left: "Kept (not a lockdown's lock as it left it):", verb: "Remove", unit: "lock" }),
 };
 
 async function preview(title, path, dryBody, commitBody, kind) {
