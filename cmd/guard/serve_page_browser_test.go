@@ -113,7 +113,9 @@ func TestServePageAtTwoWidths(t *testing.T) {
 	require.NoError(t, err)
 	_, err = chromedp.Call(bctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "en_GB"})
 	require.NoError(t, err)
-	ctx, cancelT := context.WithTimeout(bctx, 120*time.Second)
+	// Generous: on a loaded machine chromium renders slowly (a step that hangs still
+	// fails well within it).
+	ctx, cancelT := context.WithTimeout(bctx, 300*time.Second)
 	defer cancelT()
 	row := func(p string) string { return fmt.Sprintf(`#locks tr[data-path=%q]`, p) }
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(row(mine)))))

@@ -277,11 +277,25 @@ function renderLocks() {
   tick();
 }
 
+// changed reports whether what the page shows under key differs from last time, the
+// server's "remaining" text aside (tick keeps the times current): an unchanged list is
+// not drawn again, so a click that lands while the page refreshes is not lost.
+const shown = {};
+function changed(key, v) {
+  const s = JSON.stringify(v, (k, x) => (k === "remaining" ? undefined : x));
+  if (shown[key] === s) return false;
+  shown[key] = s;
+  return true;
+}
+
 async function refresh() {
   try {
     const [locks, rooms] = await Promise.all([api("GET", "/api/locks?status=active"), api("GET", "/api/rooms")]);
     state.locks = locks; state.rooms = rooms;
-    renderRooms(); renderLocks();
+    const roomsChanged = changed("rooms", rooms);
+    const locksChanged = changed("locks", locks);
+    if (roomsChanged) renderRooms();
+    if (roomsChanged || locksChanged) renderLocks();
     if (state.detail && !$("detail-section").hidden) showDetail(state.detail, true);
   } catch (e) { say("Could not load the locks: " + e.message, true); }
 }
@@ -322,6 +336,8 @@ async function loadTimeline() {
 async function showDetail(id, quiet) {
   try {
     const l = await api("GET", "/api/locks/" + encodeURIComponent(id));
+    if (quiet && !changed("detail", l)) return;
+    changed("detail", l);
     state.detail = id;
     const r = roomOf(l.room);
     const rows = [
