@@ -175,11 +175,11 @@ func BackendOf(env *Env, top string, cfg *Config) (*ProjectBackend, error) {
 		url, _ := gitrun.New(top, env.Getenv).Line(context.Background(), "config", "--get", "remote.origin.url")
 		project = NormalizeRemoteURL(url)
 		if project == "" {
-			return nil, Exitf(ExitUsage, "%s: [backend] has no project_id and the repository at %s has no origin remote to take it from: set project_id (the same on every clone)", cfg.Path, top)
+			return nil, Fail(BadInput, "%s: [backend] has no project_id and the repository at %s has no origin remote to take it from: set project_id (the same on every clone)", cfg.Path, top)
 		}
 	}
 	if env.OpenBackend == nil {
-		return nil, Exitf(ExitUsage, "%s: [backend] kind = %q, but this guard was built without backends", cfg.Path, cfg.Backend.Kind)
+		return nil, Fail(BadInput, "%s: [backend] kind = %q, but this guard was built without backends", cfg.Path, cfg.Backend.Kind)
 	}
 	if env.backends == nil {
 		env.backends = &backends{conns: map[string]Backend{}}
@@ -192,7 +192,7 @@ func BackendOf(env *Env, top string, cfg *Config) (*ProjectBackend, error) {
 		var err error
 		b, err = env.OpenBackend(cfg, project, env)
 		if err != nil {
-			return nil, Exitf(ExitUsage, "%s: [backend]: %w", cfg.Path, err)
+			return nil, Fail(BadInput, "%s: [backend]: %w", cfg.Path, err)
 		}
 		env.backends.conns[key] = b
 	}
@@ -369,7 +369,7 @@ func SubjectBackend(env *Env, s *Subject) (*ProjectBackend, error) {
 	if s.Top != "" {
 		c, err := FindConfig(s.Top)
 		if err != nil {
-			return nil, Exitf(ExitUsage, "%w", err)
+			return nil, Fail(BadInput, "%w", err)
 		}
 		cfg = c
 	}

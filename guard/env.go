@@ -117,6 +117,9 @@ func ResolveIdentity(env *Env, flagOwner, flagHost string, cfg *Config) Identity
 }
 
 // Exit codes of every guard command (CONTRACT.md section 3).
+//
+// Deprecated: cmd/guard maps an Outcome to its code; these go once every caller returns
+// an Outcome.
 const (
 	ExitOK      = 0
 	ExitRefused = 1 // a lock, a marker or a check said no
@@ -126,42 +129,69 @@ const (
 	ExitLostRun = 5 // guard run lost its lock while COMMAND ran, and stopped COMMAND
 )
 
-// ExitError carries a command's exit code. main prints Err (when non-nil) on stderr and
-// exits with Code.
-type ExitError struct {
-	Code int
-	Err  error
-}
+// ExitError is the old name of OutcomeError.
+//
+// Deprecated: use OutcomeError.
+type ExitError = OutcomeError
 
-// Error is the explanation, or "exit status N" for a Silent error.
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
+// legacyOutcome is what an old exit code meant, while callers move to Fail.
+func legacyOutcome(code int) Outcome {
+	switch code {
+	case ExitRefused:
+		return Refused
+	case ExitUsage:
+		return BadInput
+	case ExitLost:
+		return ContestLost
+	case ExitAsk:
+		return Ask
+	case ExitLostRun:
+		return LockLost
+	case 126:
+		return CannotRun
+	case 127:
+		return CommandNotFound
 	}
-	return e.Err.Error()
+	return Exited
 }
 
-// Unwrap returns the explanation, so errors.Is and errors.As see through the code.
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Exitf returns an *ExitError with a formatted message (wrapping any %w argument).
+// Exitf returns an *OutcomeError with a formatted message (wrapping any %w argument).
+//
+// Deprecated: use Fail with an Outcome.
 func Exitf(code int, format string, args ...any) error {
-	return &ExitError{Code: code, Err: fmt.Errorf(format, args...)}
+	return &OutcomeError{Outcome: legacyOutcome(code), Status: code, Err: fmt.Errorf(format, args...)}
 }
 
-// Silent returns an *ExitError whose explanation was already written, so main prints
-// nothing more.
-func Silent(code int) error { return &ExitError{Code: code} }
+// Silent returns an *OutcomeError whose explanation was already written.
+//
+// Deprecated: use Explained with an Outcome, or CommandExit.
+func Silent(code int) error { return &OutcomeError{Outcome: legacyOutcome(code), Status: code} }
 
-// ExitCode maps an error to the process exit code: nil is 0, an *ExitError its code,
-// anything else 2 (internal errors fail closed).
+// ExitCode maps an error to the process exit code.
+//
+// Deprecated: cmd/guard maps outcomes; tests assert OutcomeOf.
 func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ee *ExitError
+	var ee *OutcomeError
 	if errors.As(err, &ee) {
-		return ee.Code
+		switch ee.Outcome {
+		case Refused, Conflict, NotFound:
+			return ExitRefused
+		case ContestLost:
+			return ExitLost
+		case Ask:
+			return ExitAsk
+		case LockLost:
+			return ExitLostRun
+		case CommandNotFound:
+			return 127
+		case CannotRun:
+			return 126
+		case Exited:
+			return ee.Status
+		}
 	}
 	return ExitUsage
 }
@@ -172,7 +202,7 @@ func WriteJSON(w io.Writer, what string, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return Exitf(ExitUsage, "%s: writing JSON: %w", what, err)
+		return Fail(Internal, "%s: writing JSON: %w", what, err)
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func IsPublicationOp(op string) bool {
 // (exit 2) that suggests the name.
 func CheckOpName(op string) error {
 	if strings.TrimSpace(op) == "" {
-		return Exitf(ExitUsage, "empty operation name (known: %s, or any other word)", strings.Join(KnownOps, ", "))
+		return Fail(BadInput, "empty operation name (known: %s, or any other word)", strings.Join(KnownOps, ", "))
 	}
 	lower := strings.ToLower(op)
 	for _, k := range KnownOps {
@@ -53,7 +53,7 @@ func CheckOpName(op string) error {
 	}
 	for _, k := range KnownOps {
 		if d := editDistance(lower, k); d <= nearMiss(k) {
-			return Exitf(ExitUsage, "unknown operation %q: did you mean %q? (known: %s; another word is allowed only if it is not this close to a known one)",
+			return Fail(BadInput, "unknown operation %q: did you mean %q? (known: %s; another word is allowed only if it is not this close to a known one)",
 				op, k, strings.Join(KnownOps, ", "))
 		}
 	}

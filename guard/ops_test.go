@@ -24,10 +24,10 @@ func TestCheckOpNameRefusesNearMissesOnly(t *testing.T) {
 	} {
 		err := CheckOpName(op)
 		require.Error(t, err, op)
-		assert.Equal(t, ExitUsage, ExitCode(err), op)
+		assert.Equal(t, BadInput, OutcomeOf(err), op)
 		assert.Contains(t, err.Error(), `did you mean "`+meant+`"`, op)
 	}
-	assert.Equal(t, ExitUsage, ExitCode(CheckOpName(" ")))
+	assert.Equal(t, BadInput, OutcomeOf(CheckOpName(" ")))
 }
 
 func FuzzCheckOpName(f *testing.F) {
@@ -42,7 +42,7 @@ func FuzzCheckOpName(f *testing.F) {
 			}
 		}
 		if err != nil {
-			assert.Equal(t, ExitUsage, ExitCode(err))
+			assert.Equal(t, BadInput, OutcomeOf(err))
 		}
 	})
 }

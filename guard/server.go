@@ -229,7 +229,7 @@ func ServerTreeConfig(top string, server *Config) (cfg *Config, treeErr, err err
 	if server != nil && server.Backend != nil {
 		b := *server.Backend
 		if b.ProjectID == "" {
-			return nil, treeErr, Exitf(ExitUsage, "%s: [backend] has no project_id: on a server, set project_id to the project's id as its clones use it (the normalised URL of their origin remote)", server.Path)
+			return nil, treeErr, Fail(BadInput, "%s: [backend] has no project_id: on a server, set project_id to the project's id as its clones use it (the normalised URL of their origin remote)", server.Path)
 		}
 		cfg.Backend = &b
 		// The connection is the server's: keyed by its file.

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -68,8 +67,7 @@ func checkVisibility(ctx context.Context, env *guard.Env, vis Visibility, o *out
 	if warning != "" {
 		fmt.Fprintln(env.Stderr, warning)
 	}
-	var ee *guard.ExitError
-	if err == nil || !errors.As(err, &ee) || ee.Code != guard.ExitRefused {
+	if err == nil || guard.OutcomeOf(err) != guard.Refused {
 		return err
 	}
 	o.checks = append(o.checks, check{what: "the push to " + o.url, ops: []string{guard.OpPush},

@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"github.com/guardlocks/guard/backend"
 	"github.com/guardlocks/guard/backend/etcd"
 	"os"
@@ -62,12 +60,7 @@ func run(args []string) int {
 	mod, _ := debug.ReadBuildInfo()
 	root := newRootCmd(env, withModuleInfo(buildInfo{version, commit, date}, mod))
 	root.SetArgs(args)
-	err := root.Execute()
-	var ee *guard.ExitError
-	if err != nil && (!errors.As(err, &ee) || ee.Err != nil) {
-		fmt.Fprintf(env.Stderr, "guard: %v\n", err)
-	}
-	return guard.ExitCode(err)
+	return report(env.Stderr, root.Execute())
 }
 
 func processEnv() *guard.Env {
