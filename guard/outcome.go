@@ -53,6 +53,10 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
 
+// IsRefusal reports whether o is a no (CONTRACT.md's "a lock, a marker or a check said
+// no"): Refused, Conflict or NotFound, which callers tell apart only in what they say.
+func (o Outcome) IsRefusal() bool { return o == Refused || o == Conflict || o == NotFound }
+
 // OutcomeError is a command's failure and what it was. Err is the explanation main
 // prints on stderr; nil when the command already wrote its own (Explained), so main
 // prints nothing more.

@@ -53,7 +53,7 @@ func (sv *Server) readLocks(_ context.Context, req *sdk.ReadResourceRequest) (*s
 	o := sv.invoke(func(env *guard.Env) error {
 		return command.RunScan(command.ScanOptions{Env: env, RootsInput: command.RootsInput{Roots: []string{root}}, JSON: true})
 	})
-	if o.code != guard.ExitOK {
+	if o.err != nil {
 		return nil, fmt.Errorf("guard://locks: %s", o.stderr)
 	}
 	doc := LocksJSON{Dir: root, Locks: []lockcore.JSON{}}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,10 @@ type Options struct {
 	// history package, which a -tags nohistory build leaves out; nil: the history tool
 	// says it is not in this build).
 	History func(ctx context.Context, env *guard.Env, path string, limit int) error
+	// ExitCode is the exit code the CLI gives for a command's error (cmd/guard wires
+	// in its mapping of guard.Outcome): the number every tool result carries.
+	// Required.
+	ExitCode func(error) int
 }
 
 // Server is one guard mcp server: the MCP SDK's server with guard's tools and the
@@ -71,7 +76,7 @@ func New(o Options) *Server {
 	})
 	sv.addTools()
 	sv.addResources()
-	sv.sdk.AddReceivingMiddleware(exitCodeOfSDKErrors, sv.countInFlight)
+	sv.sdk.AddReceivingMiddleware(sv.exitCodeOfSDKErrors, sv.countInFlight)
 	return sv
 }
 
@@ -85,7 +90,7 @@ func (sv *Server) countInFlight(next sdk.MethodHandler) sdk.MethodHandler {
 
 // exitCodeOfSDKErrors gives the tool errors the SDK makes itself (arguments that do
 // not match a tool's schema) the exit code of bad input, as guard's own have.
-func exitCodeOfSDKErrors(next sdk.MethodHandler) sdk.MethodHandler {
+func (sv *Server) exitCodeOfSDKErrors(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
@@ -93,7 +98,7 @@ func exitCodeOfSDKErrors(next sdk.MethodHandler) sdk.MethodHandler {
 				if r.Meta == nil {
 					r.Meta = sdk.Meta{}
 				}
-				r.Meta[ExitCodeMeta] = guard.ExitUsage
+				r.Meta[ExitCodeMeta] = sv.badInputCode()
 			}
 		}
 		return res, err
@@ -169,7 +174,9 @@ func (sv *Server) usual() guard.Identity {
 type outcome struct {
 	stdout []byte
 	stderr string
-	code   int
+	// err is what the command returned, code the exit code the CLI gives for it.
+	err  error
+	code int
 }
 
 // invoke runs a CLI command's run function in a copy of the server's Env whose
@@ -181,39 +188,37 @@ func (sv *Server) invoke(run func(env *guard.Env) error) outcome {
 	e.Stdin, e.Stdout, e.Stderr = strings.NewReader(""), &out, &errb
 	e.StdinTTY, e.StdoutTTY, e.StderrTTY = false, false, false
 	err := run(&e)
-	var ee *guard.ExitError
-	if err != nil && (!errors.As(err, &ee) || ee.Err != nil) {
+	if err != nil && !guard.IsExplained(err) {
 		// As main prints it.
 		fmt.Fprintf(&errb, "guard: %v\n", err)
 	}
-	return outcome{stdout: out.Bytes(), stderr: errb.String(), code: guard.ExitCode(err)}
+	return outcome{stdout: out.Bytes(), stderr: errb.String(), err: err, code: sv.o.ExitCode(err)}
 }
 
-// result turns an outcome into the tool's answer. Exit codes in ok are answers (check's
-// 1 is a refusal, status's 1 "locked"): the command's JSON as structured content and
-// text, with what it wrote on stderr beside it. Any other code is a tool error: guard's
-// reason and what to do now, and the JSON too when the command printed one.
-func result(o outcome, whatNow string, ok ...int) (*sdk.CallToolResult, any, error) {
+// result turns an outcome into the tool's answer. Success and the outcomes in ok are
+// answers (check's refusal, status's "locked"): the command's JSON as structured content
+// and text, with what it wrote on stderr beside it. Anything else is a tool error:
+// guard's reason and what to do now (after a refusal), and the JSON too when the
+// command printed one.
+func result(o outcome, whatNow string, ok ...guard.Outcome) (*sdk.CallToolResult, any, error) {
 	var doc any
 	if len(bytes.TrimSpace(o.stdout)) > 0 {
 		if err := json.Unmarshal(o.stdout, &doc); err != nil {
 			doc = nil
 		}
 	}
-	for _, c := range ok {
-		if o.code == c && doc != nil {
-			res := &sdk.CallToolResult{Meta: exitMeta(o.code), Content: []sdk.Content{&sdk.TextContent{Text: strings.TrimSpace(string(o.stdout))}}}
-			if s := strings.TrimSpace(o.stderr); s != "" {
-				res.Content = append(res.Content, &sdk.TextContent{Text: s})
-			}
-			return res, json.RawMessage(bytes.TrimSpace(o.stdout)), nil
+	if doc != nil && (o.err == nil || slices.Contains(ok, guard.OutcomeOf(o.err))) {
+		res := &sdk.CallToolResult{Meta: exitMeta(o.code), Content: []sdk.Content{&sdk.TextContent{Text: strings.TrimSpace(string(o.stdout))}}}
+		if s := strings.TrimSpace(o.stderr); s != "" {
+			res.Content = append(res.Content, &sdk.TextContent{Text: s})
 		}
+		return res, json.RawMessage(bytes.TrimSpace(o.stdout)), nil
 	}
 	text := strings.TrimSpace(o.stderr)
 	if text == "" {
 		text = fmt.Sprintf("guard: the command ended with exit %d", o.code)
 	}
-	if whatNow != "" && o.code == guard.ExitRefused {
+	if whatNow != "" && guard.OutcomeOf(o.err).IsRefusal() {
 		text += "\n  what now: " + whatNow
 	}
 	res := &sdk.CallToolResult{Meta: exitMeta(o.code), IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
@@ -229,9 +234,13 @@ const ExitCodeMeta = "guard/exit_code"
 
 func exitMeta(code int) sdk.Meta { return sdk.Meta{ExitCodeMeta: code} }
 
-// toolError is a tool result for input guard refuses before running anything (exit 2).
-func toolError(format string, args ...any) (*sdk.CallToolResult, any, error) {
-	return &sdk.CallToolResult{Meta: exitMeta(guard.ExitUsage), IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "guard: " + fmt.Sprintf(format, args...)}}}, nil, nil
+// badInputCode is the exit code of bad input.
+func (sv *Server) badInputCode() int { return sv.o.ExitCode(guard.Explained(guard.BadInput)) }
+
+// toolError is a tool result for input guard refuses before running anything (bad
+// input).
+func (sv *Server) toolError(format string, args ...any) (*sdk.CallToolResult, any, error) {
+	return &sdk.CallToolResult{Meta: exitMeta(sv.badInputCode()), IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "guard: " + fmt.Sprintf(format, args...)}}}, nil, nil
 }
 
 // abs resolves a tool's path against the server's working directory (the project the

@@ -98,37 +98,37 @@ func (sv *Server) status(_ context.Context, _ *sdk.CallToolRequest, in StatusInp
 	o := sv.invoke(func(env *guard.Env) error {
 		return command.RunStatus(command.StatusOptions{Env: env, Dir: sv.abs(in.Path), Resource: in.Resource, JSON: true})
 	})
-	return result(o, "", guard.ExitOK, guard.ExitRefused)
+	return result(o, "", guard.Refused)
 }
 
 func (sv *Server) check(_ context.Context, _ *sdk.CallToolRequest, in CheckInput) (*sdk.CallToolResult, any, error) {
 	if strings.TrimSpace(in.Path) == "" {
-		return toolError("check: name the path you want to change (path)")
+		return sv.toolError("check: name the path you want to change (path)")
 	}
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
 		return command.RunCheck(command.CheckOptions{Env: env, Op: in.Op, Owner: owner, Host: sv.o.Host, JSON: true, Paths: []string{sv.abs(in.Path)}})
 	})
-	return result(o, "", guard.ExitOK, guard.ExitRefused)
+	return result(o, "", guard.Refused)
 }
 
 func (sv *Server) lock(ctx context.Context, _ *sdk.CallToolRequest, in LockInput) (*sdk.CallToolResult, any, error) {
 	naming, err := sv.naming(in.Kind, in.Scope, in.ReleaseCondition)
 	if err != "" {
-		return toolError("lock: %s", err)
+		return sv.toolError("lock: %s", err)
 	}
 	if in.Path != "" && in.Resource != "" {
-		return toolError("lock: give path or resource, not both")
+		return sv.toolError("lock: give path or resource, not both")
 	}
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
 		return command.RunLock(command.LockOptions{Env: env, Dir: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: naming, Owner: owner, Host: sv.o.Host,
 			Expires: in.Expires, Purpose: in.Purpose, ReleaseCondition: in.ReleaseCondition, Quarantine: -1, JSON: true, Context: ctx})
 	})
-	if o.code == guard.ExitOK {
+	if o.err == nil {
 		sv.remember(o.stdout, owner)
 	}
-	return result(o, "call wait with this path to be told when it is free, or claim another area; do not remove or replace another's lock", guard.ExitOK)
+	return result(o, "call wait with this path to be told when it is free, or claim another area; do not remove or replace another's lock")
 }
 
 // naming turns the lock tool's kind into the CLI's naming flags: exclusive, team (of
@@ -168,7 +168,7 @@ func (sv *Server) renew(_ context.Context, _ *sdk.CallToolRequest, in RenewInput
 		return command.RunRenew(command.RenewOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, Expires: in.Expires, JSON: true})
 	})
-	return result(o, "claim the area again with lock (a lock that is not yours, or expired, cannot be renewed)", guard.ExitOK)
+	return result(o, "claim the area again with lock (a lock that is not yours, or expired, cannot be renewed)")
 }
 
 func (sv *Server) unlock(_ context.Context, _ *sdk.CallToolRequest, in UnlockInput) (*sdk.CallToolResult, any, error) {
@@ -178,12 +178,12 @@ func (sv *Server) unlock(_ context.Context, _ *sdk.CallToolRequest, in UnlockInp
 		return command.RunUnlock(command.UnlockOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, JSON: true})
 	})
-	return result(o, "only the holder releases a lock: leave it, wait for it, or ask the person you work for", guard.ExitOK)
+	return result(o, "only the holder releases a lock: leave it, wait for it, or ask the person you work for")
 }
 
 func (sv *Server) history(ctx context.Context, _ *sdk.CallToolRequest, in HistoryInput) (*sdk.CallToolResult, any, error) {
 	if sv.o.History == nil {
-		return toolError("history: this guard was built without the history")
+		return sv.toolError("history: this guard was built without the history")
 	}
 	limit := in.Limit
 	if limit <= 0 {
@@ -194,5 +194,5 @@ func (sv *Server) history(ctx context.Context, _ *sdk.CallToolRequest, in Histor
 		path = sv.abs(in.Path)
 	}
 	o := sv.invoke(func(env *guard.Env) error { return sv.o.History(ctx, env, path, limit) })
-	return result(o, "", guard.ExitOK)
+	return result(o, "")
 }

@@ -40,10 +40,10 @@ const progressEvery = 5 * time.Second
 // locks' expiry, and a progress tick.
 func (sv *Server) wait(ctx context.Context, req *sdk.CallToolRequest, in WaitInput) (*sdk.CallToolResult, any, error) {
 	if (in.Path == "") == (in.Resource == "") {
-		return toolError("wait: give the path you were refused, or a resource (one of them)")
+		return sv.toolError("wait: give the path you were refused, or a resource (one of them)")
 	}
 	if in.Timeout < 0 || in.Timeout > MaxWait.Seconds() {
-		return toolError("wait: timeout %v is not between 0 and %d seconds", in.Timeout, int(MaxWait.Seconds()))
+		return sv.toolError("wait: timeout %v is not between 0 and %d seconds", in.Timeout, int(MaxWait.Seconds()))
 	}
 	limit := defaultWait
 	if in.Timeout > 0 {
@@ -61,7 +61,7 @@ func (sv *Server) wait(ctx context.Context, req *sdk.CallToolRequest, in WaitInp
 	lastProgress := time.Time{}
 	for {
 		o, free, blockers := sv.waitLook(in)
-		if o.code != guard.ExitOK && o.code != guard.ExitRefused {
+		if o.err != nil && !guard.OutcomeOf(o.err).IsRefusal() {
 			return result(o, "")
 		}
 		now := env.Clock.Now()

@@ -34,6 +34,9 @@ type Query struct {
 // from the watch package; cmd/guard wires them in.
 type Options struct {
 	Env *guard.Env
+	// ExitCode is the exit code the CLI gives for a command's error (cmd/guard wires in
+	// its mapping of guard.Outcome): the "exit" of an API error. Required.
+	ExitCode func(error) int
 	// Held, when set, returns the locks the roots' lock backends hold (etcd): the
 	// page lists them with the files (main wires them in).
 	Held     func(ctx context.Context) []*lockcore.Lock

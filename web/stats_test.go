@@ -122,7 +122,7 @@ func TestOpenHandsTheBrowserAOneTimeCodeNeverTheToken(t *testing.T) {
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, ServeOptions{Options: Options{Env: &env, Roots: f.s.o.Roots, Token: token}, Addr: "127.0.0.1:0", Open: true,
+		done <- Serve(ctx, ServeOptions{Options: Options{Env: &env, ExitCode: f.s.o.ExitCode, Roots: f.s.o.Roots, Token: token}, Addr: "127.0.0.1:0", Open: true,
 			Ready: func(u string) { urls <- u }})
 	}()
 	printed := <-urls

@@ -43,6 +43,14 @@ func newFixture(t *testing.T) *fixture {
 		envtest.Identity("alice", "hosta"), envtest.Dir(root), envtest.Vars(vars),
 		envtest.With(func(e *guard.Env) { e.Recorder = func(ev guard.Event) { f.events = append(f.events, ev) } })).Env
 	f.s = New(Options{Env: env, Roots: []lockcore.ScanRoot{{Path: root, MaxDepth: 4}}, Token: token,
+		// cmd/guard wires in its mapping; a refusal is 1 there, and anything else here
+		// is a number no contract code has, so that the test sees whose number "exit" is.
+		ExitCode: func(err error) int {
+			if guard.OutcomeOf(err).IsRefusal() {
+				return 1
+			}
+			return 99
+		},
 		History: func(_ context.Context, q Query) ([]guard.Event, error) {
 			out := []guard.Event{}
 			for i := len(f.events) - 1; i >= 0; i-- {

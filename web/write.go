@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -46,17 +45,15 @@ func (s *Server) run(w http.ResponseWriter, dir string, f func(env *guard.Env) e
 	}
 	err := f(&env)
 	if err != nil {
-		code := guard.ExitCode(err)
 		status := http.StatusBadRequest
-		if code == guard.ExitRefused || code == guard.ExitLost {
+		if o := guard.OutcomeOf(err); o.IsRefusal() || o == guard.ContestLost {
 			status = http.StatusConflict
 		}
 		msg := err.Error()
-		var ee *guard.ExitError
-		if errors.As(err, &ee) && ee.Err == nil {
+		if guard.IsExplained(err) {
 			msg = strings.TrimSpace(errb.String())
 		}
-		writeJSON(w, status, apiError{Error: msg, Exit: code, Stderr: errb.String()})
+		writeJSON(w, status, apiError{Error: msg, Exit: s.o.ExitCode(err), Stderr: errb.String()})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -34,20 +34,20 @@ func exitCode(err error) int {
 	if !errors.As(err, &oe) {
 		return exitUsage
 	}
-	switch oe.Outcome {
-	case guard.Refused, guard.Conflict, guard.NotFound:
+	switch o := oe.Outcome; {
+	case o.IsRefusal():
 		return exitRefused
-	case guard.ContestLost:
+	case o == guard.ContestLost:
 		return exitLost
-	case guard.Ask:
+	case o == guard.Ask:
 		return exitAsk
-	case guard.LockLost:
+	case o == guard.LockLost:
 		return exitLostRun
-	case guard.CommandNotFound:
+	case o == guard.CommandNotFound:
 		return exitNotFound
-	case guard.CannotRun:
+	case o == guard.CannotRun:
 		return exitCannotRun
-	case guard.Exited:
+	case o == guard.Exited:
 		return oe.Status
 	}
 	return exitUsage

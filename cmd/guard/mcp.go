@@ -14,7 +14,7 @@ import (
 // SDK costs every other command's start-up.
 
 func newMCPCmd(env *guard.Env, bi buildInfo) *cobra.Command {
-	o := mcp.Options{Env: env, Version: bi.version, History: historyJSON}
+	o := mcp.Options{Env: env, Version: bi.version, History: historyJSON, ExitCode: exitCode}
 	cmd := &cobra.Command{
 		Use:   "mcp [--owner O] [--host H]",
 		Short: "Serve guard's lock tools to a coding agent: an MCP server on stdin/stdout",

@@ -57,7 +57,7 @@ and removed there) and agents cannot use it. Loopback only; one per state direct
 				}
 			}
 			so := web.ServeOptions{
-				Options: web.Options{Env: env, Roots: roots, SkipDirs: rc.SkipDirs, RootsInput: o.roots,
+				Options: web.Options{Env: env, ExitCode: exitCode, Roots: roots, SkipDirs: rc.SkipDirs, RootsInput: o.roots,
 					Held: heldLocks(env, guard.RootBackends(env, rootPaths(roots))),
 					Rescan: func(ctx context.Context) (guard.WatchScan, error) {
 						reply := make(chan guard.WatchScan, 1)
