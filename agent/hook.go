@@ -45,11 +45,11 @@ type HookOptions struct {
 func RunHook(opts HookOptions) error {
 	env := opts.Env
 	if !slices.Contains(Agents, opts.Agent) {
-		return guard.Exitf(guard.ExitUsage, "agent-hook: unknown agent %q (supported: %s)", opts.Agent, strings.Join(Agents, ", "))
+		return guard.Fail(guard.BadInput, "agent-hook: unknown agent %q (supported: %s)", opts.Agent, strings.Join(Agents, ", "))
 	}
 	if env.StdinTTY {
 		// A person ran it by hand: waiting for JSON on a terminal would look like a hang.
-		return guard.Exitf(guard.ExitUsage, "agent-hook: reads the %s hook's JSON on stdin; see guard agent-install to let the agent run it", opts.Agent)
+		return guard.Fail(guard.BadInput, "agent-hook: reads the %s hook's JSON on stdin; see guard agent-install to let the agent run it", opts.Agent)
 	}
 	v := hookVerdict(opts)
 	if v.Decision == Ask && opts.Agent == Gemini && opts.ClientArgs != nil {

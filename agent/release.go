@@ -56,7 +56,7 @@ func RunRelease(opts ReleaseOptions) error {
 	if opts.Hook != "" {
 		sid, cwd, err := readSession(env.Stdin)
 		if err != nil {
-			return guard.Exitf(guard.ExitUsage, "agent-release: %w", err)
+			return guard.Fail(guard.BadInput, "agent-release: %w", err)
 		}
 		if session == "" {
 			session = sid
@@ -70,7 +70,7 @@ func RunRelease(opts ReleaseOptions) error {
 		owner = guard.AgentOwner(env, session)
 	}
 	if owner == "" {
-		return guard.Exitf(guard.ExitUsage, "agent-release: whose leases? set GUARD_OWNER, or pass --owner or --session (or --hook AGENT with the hook input on stdin)")
+		return guard.Fail(guard.BadInput, "agent-release: whose leases? set GUARD_OWNER, or pass --owner or --session (or --hook AGENT with the hook input on stdin)")
 	}
 	if dir == "" {
 		dir = env.Dir
@@ -131,7 +131,7 @@ func RunRelease(opts ReleaseOptions) error {
 		for _, e := range res.Errors {
 			fmt.Fprintf(env.Stderr, "guard: %s\n", e)
 		}
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

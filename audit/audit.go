@@ -83,7 +83,7 @@ func Run(ctx context.Context, opts Options) error {
 	env := opts.Env
 	subject, err := guard.ResolveSubject(env, "", guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
+		return guard.Fail(guard.BadInput, "audit github: %w", err)
 	}
 	cfg := subject.Config
 	given := opts.Owners
@@ -97,13 +97,13 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 	if len(owners) == 0 {
-		return guard.Exitf(guard.ExitUsage, "audit github: no owner to audit: pass --owner NAME or set [github] owners in %s", guard.ConfigFileName)
+		return guard.Fail(guard.BadInput, "audit github: no owner to audit: pass --owner NAME or set [github] owners in %s", guard.ConfigFileName)
 	}
 	apiURL := github.APIURL(env, opts.APIURL, cfg)
 	token := github.Token(env)
 	roots, skip, err := auditRoots(env, opts, cfg)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
+		return guard.Fail(guard.BadInput, "audit github: %w", err)
 	}
 	sleep := opts.Sleep
 	if sleep == nil {
@@ -120,7 +120,7 @@ func Run(ctx context.Context, opts Options) error {
 		}}
 	client, err := github.NewClient(apiURL, token, opts.HTTPClient, waiter)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "audit github: %w", err)
+		return guard.Fail(guard.BadInput, "audit github: %w", err)
 	}
 	lister := &github.Lister{Client: client, Token: token != ""}
 	if line != nil {
@@ -208,18 +208,18 @@ func auditOutcome(env *guard.Env, report Report, failures []error, owners int, s
 	}
 	switch {
 	case len(failures) > 0:
-		return guard.Exitf(guard.ExitUsage, "audit github: incomplete: %d of %d owner(s) could not be listed; the result above is partial", len(failures), owners)
+		return guard.Fail(guard.BadInput, "audit github: incomplete: %d of %d owner(s) could not be listed; the result above is partial", len(failures), owners)
 	case len(failed) == 0:
 		return nil
 	}
 	reason, ok := guard.Bypass(env, guard.GateAudit)
 	if !ok {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	logs, err := recordAuditBypass(env, failed, reason)
 	if err != nil {
 		fmt.Fprintf(w, "guard: audit: GUARD_BYPASS is set but the bypass cannot be recorded: %v\nguard: audit: failing (fail closed): a bypass needs its audit trail\n", err)
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	fmt.Fprintf(w, "guard: audit: GUARD_BYPASS set (%q): not failing for %d verdict(s); recorded in %s\n", reason, len(failed), strings.Join(logs, ", "))
 	return nil

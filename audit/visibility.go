@@ -47,7 +47,7 @@ type VisibilityOptions struct {
 // visibility. When PRIVATE.txt governs Dir and RemoteURL names a GitHub repository
 // (on github.com, or on the host of GITHUB_API_URL / api_url, which is then the API
 // asked) that is public,
-// it refuses: an *guard.ExitError with code 1 and the explanation. When the
+// it refuses: an outcome Refused with the explanation. When the
 // visibility cannot be learnt in time (offline, rate-limited, a token GitHub
 // rejects), it returns a warning for stderr, or refuses when .guard.toml says
 // [github] strict = true. Anything else passes silently. A 404 counts as "not
@@ -68,7 +68,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	subject, err := guard.ResolveSubject(env, opts.Dir, guard.Identity{})
 	cfg := subject.Config
 	if err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "pre-push visibility check: %w", err)
+		return "", guard.Fail(guard.BadInput, "pre-push visibility check: %w", err)
 	}
 	// The API that answers for the remote: GITHUB_API_URL or api_url when set (an
 	// Enterprise server, or a stand-in for github.com's API), else github.com's.
@@ -108,9 +108,9 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 	strict := cfg.GitHub.Strict
 	switch {
 	case verdict == guard.VerdictViolation:
-		return "", guard.Exitf(guard.ExitRefused, "%s", publicRefusal(private, key, full))
+		return "", guard.Fail(guard.Refused, "%s", publicRefusal(private, key, full))
 	case verdict == guard.VerdictUnknown && verdict.RefusesPush(strict):
-		return "", guard.Exitf(guard.ExitRefused,
+		return "", guard.Fail(guard.Refused,
 			"pre-push refused: %s has PRIVATE.txt (%s) and the visibility of %s could not be learnt (%s); [github] strict = true in %s refuses such a push. Retry when GitHub is reachable, or set GH_TOKEN",
 			opts.Dir, private.Path, key, reason, guard.ConfigFileName)
 	case verdict == guard.VerdictUnknown:
@@ -118,7 +118,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 			key, reason, private.Path, guard.ConfigFileName), nil
 	case verdict.RefusesPush(strict):
 		// A verdict guard.JudgeVisibility adds later refuses, with what it is.
-		return "", guard.Exitf(guard.ExitRefused, "pre-push refused: %s is %s and %s governs this project: %s", full, vis, private.Path, verdict)
+		return "", guard.Fail(guard.Refused, "pre-push refused: %s is %s and %s governs this project: %s", full, vis, private.Path, verdict)
 	}
 	return "", nil
 }

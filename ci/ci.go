@@ -77,14 +77,14 @@ func Run(ctx context.Context, opts Options) error {
 		format = FormatText
 	}
 	if format != FormatText && format != FormatJSON && format != FormatGitHub {
-		return guard.Exitf(guard.ExitUsage, "ci: unknown --format %q (text, json or github)", format)
+		return guard.Fail(guard.BadInput, "ci: unknown --format %q (text, json or github)", format)
 	}
 	ops := []string{guard.OpPush}
 	for _, op := range opts.Ops {
 		for _, o := range strings.Split(op, ",") {
 			if o = strings.TrimSpace(o); o != "" && !slices.Contains(ops, o) {
 				if err := guard.CheckOpName(o); err != nil {
-					return guard.Exitf(guard.ExitUsage, "ci: --op: %w", err)
+					return guard.Fail(guard.BadInput, "ci: --op: %w", err)
 				}
 				ops = append(ops, o)
 			}
@@ -93,10 +93,10 @@ func Run(ctx context.Context, opts Options) error {
 	g := gitrun.New(env.Dir, env.Env)
 	repo, err := gitrun.OpenRepo(ctx, g)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "ci: %w", err)
+		return guard.Fail(guard.BadInput, "ci: %w", err)
 	}
 	if repo.Top == "" {
-		return guard.Exitf(guard.ExitUsage, "ci: %s has no working tree: guard ci checks a checked-out repository", env.Dir)
+		return guard.Fail(guard.BadInput, "ci: %s has no working tree: guard ci checks a checked-out repository", env.Dir)
 	}
 	g.Dir = repo.Top
 	rng, err := ResolveRange(ctx, g, env, opts.Base, opts.Head)
@@ -109,16 +109,16 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	changed, err := gitrun.ChangedPaths(ctx, g, rng.Base, rng.Head)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "ci: listing the paths changed in %s: %w", rangeText(rng), err)
+		return guard.Fail(guard.BadInput, "ci: listing the paths changed in %s: %w", rangeText(rng), err)
 	}
 	markers, err := committedMarkers(ctx, g, rng)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "ci: %w", err)
+		return guard.Fail(guard.BadInput, "ci: %w", err)
 	}
 
 	subject, err := guard.ResolveSubject(env, repo.Top, guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "ci: %w", err)
+		return guard.Fail(guard.BadInput, "ci: %w", err)
 	}
 	policy := subject.Policy(env)
 	abs := make([]string, 0, len(changed))
@@ -143,7 +143,7 @@ func Run(ctx context.Context, opts Options) error {
 		for _, op := range ops {
 			cc := policy.CommitCheck(guard.Commit{Gate: guard.GateCI, Ops: []string{op}, Root: repo.Top, Whole: tag})
 			if err := cc.Check(abs); err != nil {
-				return guard.Exitf(guard.ExitUsage, "ci: %w", err)
+				return guard.Fail(guard.BadInput, "ci: %w", err)
 			}
 			dec := cc.Decision()
 			decisions = append(decisions, dec)
@@ -191,7 +191,7 @@ func Run(ctx context.Context, opts Options) error {
 		for _, b := range markerDec.Blocking {
 			guard.RecordGate(env, guard.EventRefused, "ci", subject.Identity.Owner, repo.Top, b.Reason)
 		}
-		return guard.Silent(verdict.Code())
+		return verdict.Failure()
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func markerMessage(m Marker) string {
 
 // shallowError explains that a shallow clone lacks the history the gate needs.
 func shallowError(what string) error {
-	return guard.Exitf(guard.ExitUsage,
+	return guard.Fail(guard.BadInput,
 		"ci: %s is not in this clone's history because the clone is shallow (fetched with a limited depth): "+
 			"fetch the full history: in GitHub Actions set `fetch-depth: 0` on actions/checkout "+
 			"(with: fetch-depth: 0); elsewhere run `git fetch --unshallow origin`", what)
@@ -234,7 +234,7 @@ func ResolveRange(ctx context.Context, g gitrun.Git, env *guard.Env, base, head 
 	}
 	headSHA, err := commitOf(ctx, g, head)
 	if err != nil {
-		return Range{}, guard.Exitf(guard.ExitUsage, "ci: head %s is not a commit in this repository", head)
+		return Range{}, guard.Fail(guard.BadInput, "ci: head %s is not a commit in this repository", head)
 	}
 	shallow := isShallow(ctx, g)
 	r := Range{Head: headSHA}
@@ -247,7 +247,7 @@ func ResolveRange(ctx context.Context, g gitrun.Git, env *guard.Env, base, head 
 			if shallow {
 				return Range{}, shallowError("the base " + ref)
 			}
-			return Range{}, guard.Exitf(guard.ExitUsage, "ci: the base %s does not exist in this clone: fetch it (`git fetch origin`) or pass --base REF", ref)
+			return Range{}, guard.Fail(guard.BadInput, "ci: the base %s does not exist in this clone: fetch it (`git fetch origin`) or pass --base REF", ref)
 		}
 		mb, err := g.Line(ctx, "merge-base", sha, headSHA)
 		if err != nil || mb == "" {
@@ -326,7 +326,7 @@ func defaultBranchRange(ctx context.Context, g gitrun.Git, env *guard.Env, fromR
 	if shallow {
 		return Range{}, shallowError("the default branch (origin/HEAD)")
 	}
-	return Range{}, guard.Exitf(guard.ExitUsage, "ci: no base for the range: this clone has no origin/HEAD (nor origin/main or origin/master); pass --base REF or run `git remote set-head origin --auto`")
+	return Range{}, guard.Fail(guard.BadInput, "ci: no base for the range: this clone has no origin/HEAD (nor origin/main or origin/master); pass --base REF or run `git remote set-head origin --auto`")
 }
 
 // commitOf resolves rev to a commit id.

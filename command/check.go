@@ -17,7 +17,7 @@ type CheckOptions struct {
 // LOCK_FENCE_FILE is refused once its lease was superseded.
 func RunCheck(o CheckOptions) error {
 	if len(o.Paths) == 0 {
-		return guard.Exitf(guard.ExitUsage, "check: name at least one PATH")
+		return guard.Fail(guard.BadInput, "check: name at least one PATH")
 	}
 	op := o.Op
 	if op == "" {
@@ -30,7 +30,7 @@ func RunCheck(o CheckOptions) error {
 	// holds it (CONTRACT.md section 6), not the current directory's.
 	subjects, err := guard.SubjectsOf(o.Env, o.Paths, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "check: %w", err)
+		return guard.Fail(guard.BadInput, "check: %w", err)
 	}
 	req := guard.Request{
 		Ops: []string{op}, Descend: true,
@@ -41,7 +41,7 @@ func RunCheck(o CheckOptions) error {
 	}
 	dec, err := guard.CheckSubjects(o.Env, subjects, req)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "check: %w", err)
+		return guard.Fail(guard.BadInput, "check: %w", err)
 	}
 	if guard.IsPublicationOp(op) {
 		addMarkers(dec, op, subjects)
@@ -54,7 +54,7 @@ func RunCheck(o CheckOptions) error {
 	dec.Explain(o.Env.Stderr)
 	guard.RecordDecision(o.Env, "check", subjects[0].Identity.Owner, dec)
 	if !dec.Allowed {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

@@ -16,11 +16,11 @@ import (
 func heldLockActor(env *guard.Env, cmd, resource, path, owner string) (guard.Identity, *guard.ProjectBackend, error) {
 	subject, err := guard.ResolveSubject(env, identityDir(env, resource, path), guard.Identity{Owner: owner})
 	if err != nil {
-		return guard.Identity{}, nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return guard.Identity{}, nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	pb, err := guard.SubjectBackend(env, subject)
 	if err != nil {
-		return guard.Identity{}, nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return guard.Identity{}, nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	return subject.Identity, pb, nil
 }

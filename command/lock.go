@@ -40,7 +40,7 @@ func (n LockNaming) kind() (lockcore.Kind, error) {
 		kinds, k = append(kinds, "--until"), lockcore.Until
 	}
 	if len(kinds) > 1 {
-		return "", guard.Exitf(guard.ExitUsage, "%s exclude each other", strings.Join(kinds, " and "))
+		return "", guard.Fail(guard.BadInput, "%s exclude each other", strings.Join(kinds, " and "))
 	}
 	return k, nil
 }
@@ -148,18 +148,18 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 		return claimResource(o, cmd, wait)
 	}
 	if kind == lockcore.Condition && strings.TrimSpace(o.ReleaseCondition) == "" {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: --condition needs --release-condition", cmd)
+		return nil, guard.Fail(guard.BadInput, "%s: --condition needs --release-condition", cmd)
 	}
 	if o.Team != "" && o.Host != "" && !strings.EqualFold(o.Host, o.Team) {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: --host %q differs from --team %q (a team lock's host is its team host)", cmd, o.Host, o.Team)
+		return nil, guard.Fail(guard.BadInput, "%s: --host %q differs from --team %q (a team lock's host is its team host)", cmd, o.Host, o.Team)
 	}
 	dir := absUnder(env.Dir, o.Dir)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %s is not a directory", cmd, dir)
+		return nil, guard.Fail(guard.BadInput, "%s: %s is not a directory", cmd, dir)
 	}
 	subject, err := guard.ResolveSubject(env, dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	id := subject.Identity
 	spec := lockcore.Spec{
@@ -169,13 +169,13 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 		Operations: lockcore.SplitOperations(o.Operations),
 	}
 	if err := spec.Validate(); err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	// RESPECT is the policy's (guard.Policy.CheckClaim), asked under the creation
 	// mutex at every attempt.
 	pb, err := guard.SubjectBackend(env, subject)
 	if err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	return hold(o, cmd, wait, guard.NewPolicy(env, id).ClaimRequest(spec, o.Force), pb)
 }
@@ -196,7 +196,7 @@ func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request, p
 	req.Wait, req.OnWait = wait, onWait
 	locker, err := guard.LockerFor(env, pb)
 	if err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	h, err := locker.Acquire(ctx, req)
 	stopProgress()
@@ -239,12 +239,12 @@ func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request, p
 			var lost *lockcore.LostContestError
 			if errors.As(err, &lost) {
 				if lost.Removed {
-					return nil, guard.Exitf(guard.ExitLost, "%s: %w", cmd, err)
+					return nil, guard.Fail(guard.ContestLost, "%s: %w", cmd, err)
 				}
-				return nil, guard.Exitf(guard.ExitRefused, "%s: %w", cmd, err)
+				return nil, guard.Fail(guard.Refused, "%s: %w", cmd, err)
 			}
 			if err != nil {
-				return nil, guard.Exitf(guard.ExitUsage, "%s: contest: %w", cmd, err)
+				return nil, guard.Fail(guard.BadInput, "%s: contest: %w", cmd, err)
 			}
 			out.Contest.Won, out.Contest.Reason = true, cres.Reason
 		}
@@ -276,31 +276,31 @@ func reportClaim(env *guard.Env, cmd string, res *lockcore.Acquired, hints bool)
 	}
 }
 
-// lockRefusal maps a lockcore error to guard's exit codes.
+// lockRefusal says what a refused claim met: a holder, waiters in front, or bad input.
 func lockRefusal(err error) error {
 	var ce *lockcore.ConflictError
 	var we *lockcore.WaitError
 	var qe *lockcore.QueueError
 	switch {
 	case errors.As(err, &qe):
-		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  queue behind them with --wait DURATION, or claim anyway with --force", err)
+		return guard.Fail(guard.Conflict, "lock refused: %w\n  queue behind them with --wait DURATION, or claim anyway with --force", err)
 	case errors.As(err, &we) && we.Conflict == nil:
-		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  the waiters in front still wait; try again later, or wait longer with --wait", err)
+		return guard.Fail(guard.Conflict, "lock refused: %w\n  the waiters in front still wait; try again later, or wait longer with --wait", err)
 	case errors.As(err, &ce):
 		if _, expires := ce.Lock.ExpiresAt(); !expires {
 			// Waiting would not help: say who removes it.
-			return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  %s", err, guard.WayOut(ce.Lock))
+			return guard.Fail(guard.Conflict, "lock refused: %w\n  %s", err, guard.WayOut(ce.Lock))
 		}
-		return guard.Exitf(guard.ExitRefused, "lock refused: %w\n  wait until it expires or is released, ask its owner, or remove it deliberately: guard unlock --force %s", err, ce.Lock.Path)
+		return guard.Fail(guard.Conflict, "lock refused: %w\n  wait until it expires or is released, ask its owner, or remove it deliberately: guard unlock --force %s", err, ce.Lock.Path)
 	case errors.Is(err, lockcore.ErrInvalid):
-		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+		return guard.Fail(guard.BadInput, "lock: %w", err)
 	case errors.Is(err, lockcore.ErrNotRegular):
-		return guard.Exitf(guard.ExitRefused, "lock refused: %w", err)
+		return guard.Fail(guard.Refused, "lock refused: %w", err)
 	case errors.As(err, new(*guard.UnreachableError)):
 		// A claim needs the backend even with offline = "files".
-		return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+		return guard.Fail(guard.BadInput, "lock: %w", err)
 	}
-	return guard.Exitf(guard.ExitUsage, "lock: %w", err)
+	return guard.Fail(guard.BadInput, "lock: %w", err)
 }
 
 // resolveTarget finds the lock file that unlock and renew act on: a LOCKFILE argument,
@@ -317,7 +317,7 @@ func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error
 	case lerr == nil && !lst.IsDir():
 		// A symlink to a directory is that DIR; anything else is not a lock file.
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			return "", guard.Exitf(guard.ExitUsage, "%s: %s is not a lock file", cmd, p)
+			return "", guard.Fail(guard.BadInput, "%s: %s is not a lock file", cmd, p)
 		}
 	}
 	kind, err := n.kind()
@@ -329,7 +329,7 @@ func resolveTarget(env *guard.Env, cmd, arg string, n LockNaming) (string, error
 		spec.NotBefore = "2000-01-01"
 	}
 	if err := spec.Validate(); err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return "", guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	return lockcore.ExistingLockPath(spec.Path()), nil
 }

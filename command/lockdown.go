@@ -36,7 +36,7 @@ type LockdownJSON struct {
 func ManifestPath(env *guard.Env) (string, error) {
 	dir, err := guard.StateDir(env)
 	if err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "lockdown: %w: nowhere to keep the manifest", err)
+		return "", guard.Fail(guard.BadInput, "lockdown: %w: nowhere to keep the manifest", err)
 	}
 	return filepath.Join(dir, "lockdown.json"), nil
 }
@@ -70,12 +70,12 @@ func RunLockdown(o LockdownOptions) error {
 	}
 	subject, err := guard.ResolveSubject(env, "", guard.Identity{Owner: owner})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
+		return guard.Fail(guard.BadInput, "lockdown: %w", err)
 	}
 	host := subject.Identity.Host
 	res, err := lockcore.Lockdown(roots, lockcore.LockdownOptions{Owner: owner, Host: host, Reason: o.Reason, Now: now, Commit: o.Commit, MutexDir: guard.ClaimMutexDir})
 	if res == nil {
-		return guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
+		return guard.Fail(guard.BadInput, "lockdown: %w", err)
 	}
 	// Record what was written even when a later root failed, so --undo can remove it.
 	if len(res.Locked) > 0 {
@@ -92,7 +92,7 @@ func runUndo(o LockdownOptions, manifest string) error {
 	env := o.Env
 	m, err := lockcore.ReadLockdownManifest(manifest)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "lockdown --undo: %w", err)
+		return guard.Fail(guard.BadInput, "lockdown --undo: %w", err)
 	}
 	candidates := m.Locks
 	if len(o.Roots) > 0 {
@@ -109,7 +109,7 @@ func runUndo(o LockdownOptions, manifest string) error {
 	}
 	res, err := lockcore.UndoLockdown(candidates, o.Commit, env.Clock.Now().Location())
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "lockdown --undo: %w", err)
+		return guard.Fail(guard.BadInput, "lockdown --undo: %w", err)
 	}
 	if o.Commit {
 		done := map[string]bool{}
@@ -165,7 +165,7 @@ func reportLockdown(o LockdownOptions, say reportWords, doc LockdownJSON, done, 
 		}
 	}
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%s: %w", say.cmd, err)
+		return guard.Fail(guard.BadInput, "%s: %w", say.cmd, err)
 	}
 	return nil
 }
@@ -176,10 +176,10 @@ func lockdownRoots(o LockdownOptions) ([]string, error) {
 	if len(o.Roots) == 0 && o.RootsFile == "" {
 		subject, err := guard.ResolveSubject(env, "", guard.Identity{})
 		if err != nil {
-			return nil, guard.Exitf(guard.ExitUsage, "lockdown: %w", err)
+			return nil, guard.Fail(guard.BadInput, "lockdown: %w", err)
 		}
 		if subject.Config.RootsFile == "" {
-			return nil, guard.Exitf(guard.ExitUsage, "lockdown: no roots: give ROOT arguments, --roots-file, or roots_file in %s", guard.ConfigFileName)
+			return nil, guard.Fail(guard.BadInput, "lockdown: no roots: give ROOT arguments, --roots-file, or roots_file in %s", guard.ConfigFileName)
 		}
 	}
 	_, roots, err := ResolveRoots(env, RootsInput{Roots: o.Roots, RootsFile: o.RootsFile})
@@ -191,7 +191,7 @@ func lockdownRoots(o LockdownOptions) ([]string, error) {
 		out = append(out, r.Path)
 	}
 	if len(out) == 0 {
-		return nil, guard.Exitf(guard.ExitUsage, "lockdown: the roots file lists no roots")
+		return nil, guard.Fail(guard.BadInput, "lockdown: the roots file lists no roots")
 	}
 	return out, nil
 }

@@ -44,18 +44,18 @@ type PermissionsJSON struct {
 func RunPermissions(o PermissionsOptions) error {
 	env := o.Env
 	if o.Action == "" {
-		return guard.Exitf(guard.ExitUsage, "permissions: name the ACTION to evaluate, e.g. 'Bash(rm -rf build)'")
+		return guard.Fail(guard.BadInput, "permissions: name the ACTION to evaluate, e.g. 'Bash(rm -rf build)'")
 	}
 	dir := absUnder(env.Dir, o.Dir)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		// A mistyped DIR must not read as "no permissions file, allow".
-		return guard.Exitf(guard.ExitUsage, "permissions: %s is not a directory", dir)
+		return guard.Fail(guard.BadInput, "permissions: %s is not a directory", dir)
 	}
 	agent := o.Agent
 	if agent == "" {
 		subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 		if err != nil {
-			return guard.Exitf(guard.ExitUsage, "permissions: %w", err)
+			return guard.Fail(guard.BadInput, "permissions: %w", err)
 		}
 		agent = subject.Identity.Owner
 	}
@@ -63,7 +63,7 @@ func RunPermissions(o PermissionsOptions) error {
 	// the strictest answer wins.
 	v, found, err := guard.NewPermissionsChain().Check(agent, guard.PermRequest{Dir: dir, Actions: []string{o.Action}})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "permissions: %w", err)
+		return guard.Fail(guard.BadInput, "permissions: %w", err)
 	}
 	ans := PermissionsJSON{Agent: agent, Action: o.Action}
 	var why string
@@ -96,9 +96,9 @@ func RunPermissions(o PermissionsOptions) error {
 	fmt.Fprintf(env.Stderr, "guard permissions: %s\n", why)
 	switch ans.Decision {
 	case lockcore.Deny:
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	case lockcore.Ask:
-		return guard.Silent(guard.ExitAsk)
+		return guard.Explained(guard.Ask)
 	}
 	return nil
 }

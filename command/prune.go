@@ -61,7 +61,7 @@ func RunPrune(o PruneOptions) error {
 	}
 	if o.Webhook != "" {
 		if err := webhook.Check(o.Webhook); err != nil {
-			return guard.Exitf(guard.ExitUsage, "prune: --webhook: %w (nothing was pruned)", err)
+			return guard.Fail(guard.BadInput, "prune: --webhook: %w (nothing was pruned)", err)
 		}
 	}
 	rc, roots, err := ResolveRoots(env, o.RootsInput)
@@ -120,7 +120,7 @@ func RunPrune(o PruneOptions) error {
 		}
 	}
 	if failed {
-		return guard.Silent(guard.ExitUsage)
+		return guard.Explained(guard.BadInput)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func RunRenew(o RenewOptions) error {
 	}
 	if o.Expires != "" {
 		if p := lockcore.ExpiresProblem(o.Expires); p != "" {
-			return guard.Exitf(guard.ExitUsage, "renew: --expires %q %s", o.Expires, p)
+			return guard.Fail(guard.BadInput, "renew: --expires %q %s", o.Expires, p)
 		}
 	}
 	id, pb, err := heldLockActor(env, "renew", o.Resource, path, o.Owner)
@@ -53,11 +53,11 @@ func RunRenew(o RenewOptions) error {
 		func() (*lockcore.Lock, error) { return lockcore.Renew(path, id.Owner, o.Expires, now, now.Location()) })
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
-		return guard.Exitf(guard.ExitRefused, "renew: no lock at %s%s", path, otherLocks(path))
+		return guard.Fail(guard.NotFound, "renew: no lock at %s%s", path, otherLocks(path))
 	case errors.Is(err, lockcore.ErrNotOwner), errors.Is(err, lockcore.ErrExpired):
-		return guard.Exitf(guard.ExitRefused, "renew refused: %w", err)
+		return guard.Fail(guard.Conflict, "renew refused: %w", err)
 	case err != nil:
-		return guard.Exitf(guard.ExitUsage, "renew: %w", err)
+		return guard.Fail(guard.BadInput, "renew: %w", err)
 	}
 	recordLock(env, guard.EventRenewed, l, path, id.Owner, "renew")
 	if o.JSON {

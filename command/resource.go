@@ -28,15 +28,15 @@ func identityDir(env *guard.Env, resource, path string) string {
 func resourceDir(env *guard.Env, cmd string, create bool) (string, error) {
 	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{})
 	if err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return "", guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	dir, err := guard.ResourcesDir(env, subject.Config)
 	if err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return "", guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	if create {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", guard.Exitf(guard.ExitUsage, "%s: resources directory: %w", cmd, err)
+			return "", guard.Fail(guard.BadInput, "%s: resources directory: %w", cmd, err)
 		}
 	}
 	return dir, nil
@@ -46,13 +46,13 @@ func resourceDir(env *guard.Env, cmd string, create bool) (string, error) {
 // naming was given with it.
 func resourcePath(env *guard.Env, cmd, uri, target string, n LockNaming, create bool) (string, error) {
 	if p := lockcore.ResourceProblem(uri); p != "" {
-		return "", guard.Exitf(guard.ExitUsage, "%s: --resource %q %s", cmd, uri, p)
+		return "", guard.Fail(guard.BadInput, "%s: --resource %q %s", cmd, uri, p)
 	}
 	if target != "" {
-		return "", guard.Exitf(guard.ExitUsage, "%s: --resource names the lock; a DIR or LOCKFILE (%s) cannot be given with it", cmd, target)
+		return "", guard.Fail(guard.BadInput, "%s: --resource names the lock; a DIR or LOCKFILE (%s) cannot be given with it", cmd, target)
 	}
 	if n != (LockNaming{}) {
-		return "", guard.Exitf(guard.ExitUsage, "%s: --resource locks are exclusive locks of their own name; --scope, --team, --user, --condition and --until do not go with it", cmd)
+		return "", guard.Fail(guard.BadInput, "%s: --resource locks are exclusive locks of their own name; --scope, --team, --user, --condition and --until do not go with it", cmd)
 	}
 	dir, err := resourceDir(env, cmd, create)
 	if err != nil {
@@ -70,12 +70,12 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 		return nil, err
 	}
 	if o.ReleaseCondition != "" {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: --release-condition does not go with --resource (a resource lock always has a lifetime)", cmd)
+		return nil, guard.Fail(guard.BadInput, "%s: --release-condition does not go with --resource (a resource lock always has a lifetime)", cmd)
 	}
 	dir := filepath.Dir(path)
 	subject, err := guard.ResolveSubject(env, identityDir(env, o.Resource, path), guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	id := subject.Identity
 	spec := lockcore.Spec{
@@ -84,11 +84,11 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 		Operations: lockcore.SplitOperations(o.Operations), Resource: o.Resource,
 	}
 	if err := spec.Validate(); err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	pb, err := guard.SubjectBackend(env, subject)
 	if err != nil {
-		return nil, guard.Exitf(guard.ExitUsage, "%s: %w", cmd, err)
+		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
 	return hold(o, cmd, wait, guard.NewPolicy(env, id).ResourceClaimRequest(spec, o.Force), pb)
 }
@@ -128,7 +128,7 @@ func resourceStatus(o StatusOptions) error {
 		}
 	}
 	if out.Locked {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ type RootsInput = guard.RootsInput
 func ResolveRoots(env *guard.Env, in RootsInput) (*lockcore.RootsConfig, []lockcore.ScanRoot, error) {
 	rc, roots, err := guard.ResolveRoots(env, in, nil)
 	if err != nil {
-		return nil, nil, guard.Exitf(guard.ExitUsage, "%w", err)
+		return nil, nil, guard.Fail(guard.BadInput, "%w", err)
 	}
 	return rc, roots, nil
 }
@@ -86,9 +86,9 @@ func requireRoots(env *guard.Env, roots []string) error {
 		st, err := os.Stat(absUnder(env.Dir, r))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return guard.Exitf(guard.ExitUsage, "ROOT %s: no such directory", r)
+			return guard.Fail(guard.BadInput, "ROOT %s: no such directory", r)
 		case err == nil && !st.IsDir():
-			return guard.Exitf(guard.ExitUsage, "ROOT %s: not a directory", r)
+			return guard.Fail(guard.BadInput, "ROOT %s: not a directory", r)
 		}
 	}
 	return nil

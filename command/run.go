@@ -50,19 +50,19 @@ type RunOptions struct {
 func RunRun(o RunOptions) error {
 	env := o.Env
 	if len(o.Args) == 0 {
-		return guard.Exitf(guard.ExitUsage, "run: no COMMAND (guard run [flags] DIR -- COMMAND [ARGS...])")
+		return guard.Fail(guard.BadInput, "run: no COMMAND (guard run [flags] DIR -- COMMAND [ARGS...])")
 	}
 	grace := DefaultGrace
 	if strings.TrimSpace(o.Grace) != "" {
 		g, err := parseWait(o.Grace)
 		if err != nil {
-			return guard.Exitf(guard.ExitUsage, "run: --grace %q is not <number><s|m|h|d>", o.Grace)
+			return guard.Fail(guard.BadInput, "run: --grace %q is not <number><s|m|h|d>", o.Grace)
 		}
 		grace = g
 	}
 	prog, err := execpath.Look(o.Args[0], env.Dir, execpath.Value(env.Environ, "PATH"))
 	if err != nil {
-		return guard.Exitf(ExitNotFound, "run: %w", err)
+		return guard.Fail(guard.CommandNotFound, "run: %w", err)
 	}
 	c, err := claimLock(o.LockOptions, "run")
 	if err != nil {
@@ -79,6 +79,7 @@ func RunRun(o RunOptions) error {
 	// or the notice was on its way): the lock was lost all the same while COMMAND
 	// ran, and its work was done without it, which is 5, never COMMAND's 0.
 	var lostWhy error
+	releaseFailed := false
 	switch {
 	case runErr != nil:
 	case res.Action == lockcore.Renewed:
@@ -94,40 +95,34 @@ func RunRun(o RunOptions) error {
 			lostWhy = err
 		case err != nil:
 			fmt.Fprintf(env.Stderr, "guard run: could not release %s: %v\n", res.Path, err)
-			if code == 0 {
-				code = guard.ExitUsage
-			}
+			releaseFailed = true
 		}
 	}
 	if runErr != nil {
 		return runErr
 	}
 	if lostWhy != nil {
-		return guard.Exitf(ExitLostRun, "run: lost the lock while %s ran (%v); it had exited with %d before guard saw the loss", o.Args[0], lostWhy, code)
+		return guard.Fail(guard.LockLost, "run: lost the lock while %s ran (%v); it had exited with %d before guard saw the loss", o.Args[0], lostWhy, code)
 	}
-	if code == 0 {
-		return nil
+	switch {
+	case code != 0:
+		return guard.CommandExit(code)
+	case releaseFailed:
+		// COMMAND succeeded, but its lock stayed behind: not a success of guard's.
+		return guard.Explained(guard.Internal)
 	}
-	return guard.Silent(code)
+	return nil
 }
 
-// Exit codes of guard run besides COMMAND's own (CONTRACT.md section 3, and the
-// shell's for a command that cannot run).
-const (
-	ExitLostRun    = guard.ExitLostRun
-	ExitNotFound   = 127
-	ExitCannotExec = 126
-)
-
 // superviseChild starts COMMAND and watches it, its signals, its lock's renewal and
-// its lock's loss until it has exited. It returns COMMAND's exit code, or an
-// *ExitError (5) when the lock was lost.
+// its lock's loss until it has exited. It returns COMMAND's exit code, or the outcome
+// LockLost when the lock was lost.
 func superviseChild(o RunOptions, prog string, h lockcore.Handle, grace time.Duration) (int, error) {
 	env := o.Env
 	cmd := childCommand(o, prog, h)
 	g, err := startChild(o, cmd, grace)
 	if err != nil {
-		return 0, guard.Exitf(ExitCannotExec, "run: starting %s: %w", o.Args[0], err)
+		return 0, guard.Fail(guard.CannotRun, "run: starting %s: %w", o.Args[0], err)
 	}
 	var renew <-chan time.Time
 	if every := renewEvery(h.Acquired().Lock); every > 0 {
@@ -162,7 +157,7 @@ func superviseChild(o RunOptions, prog string, h lockcore.Handle, grace time.Dur
 			if killed {
 				how = fmt.Sprintf("it was killed (SIGKILL) after %s", grace)
 			}
-			return 0, guard.Exitf(ExitLostRun, "run: lost the lock while %s ran (%v); %s", o.Args[0], why, how)
+			return 0, guard.Fail(guard.LockLost, "run: lost the lock while %s ran (%v); %s", o.Args[0], why, how)
 		}
 		// A lost lock is noticed however the loss came (a refused renewal included).
 		lost = h.Lost()
@@ -199,7 +194,7 @@ func startChild(o RunOptions, cmd *exec.Cmd, grace time.Duration) (*child.Group,
 func childResult(o RunOptions, g *child.Group) (int, error) {
 	code, err := g.Wait()
 	if err != nil {
-		return 0, guard.Exitf(guard.ExitUsage, "run: %s: %w", o.Args[0], err)
+		return 0, guard.Fail(guard.BadInput, "run: %s: %w", o.Args[0], err)
 	}
 	return code, nil
 }

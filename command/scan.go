@@ -62,7 +62,7 @@ func RunScan(o ScanOptions) error {
 		}
 		for _, cf := range lockcore.RenderCaches(rc, active, now, env.Dir, cacheDir(env, rc)) {
 			if err := lockcore.WriteCache(cf); err != nil {
-				return guard.Exitf(guard.ExitUsage, "scan: %w", err)
+				return guard.Fail(guard.BadInput, "scan: %w", err)
 			}
 			fmt.Fprintf(w, "guard scan --write-cache: %s (%d active lock(s))\n", cf.Path, cf.Locks)
 		}

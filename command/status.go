@@ -43,14 +43,14 @@ func RunStatus(o StatusOptions) error {
 	dir := absUnder(env.Dir, o.Dir)
 	st, err := os.Stat(dir)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "status: %w", err)
+		return guard.Fail(guard.BadInput, "status: %w", err)
 	}
 	if !st.IsDir() {
-		return guard.Exitf(guard.ExitUsage, "status: %s is not a directory", dir)
+		return guard.Fail(guard.BadInput, "status: %s is not a directory", dir)
 	}
 	subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "status: %w", err)
+		return guard.Fail(guard.BadInput, "status: %w", err)
 	}
 	pol := subject.Policy(env)
 	now := pol.Now()
@@ -86,7 +86,7 @@ func RunStatus(o StatusOptions) error {
 		fmt.Fprintf(env.Stderr, "guard status: %v: counted as locked (fail closed)\n", e)
 	}
 	if out.Locked {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

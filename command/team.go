@@ -93,7 +93,7 @@ func RunTeam(o TeamOptions) error {
 	dir := absUnder(env.Dir, o.Dir)
 	subject, err := guard.ResolveSubject(env, dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "team: %w", err)
+		return guard.Fail(guard.BadInput, "team: %w", err)
 	}
 	id := subject.Identity
 	// Bad input is answered (2) before looking for the lock, as the reference's
@@ -117,17 +117,17 @@ func RunTeam(o TeamOptions) error {
 	if out.Promoted == nil {
 		out.Promoted = []string{}
 	}
-	code := teamExitCode(err)
+	what := teamOutcome(err)
 	if err != nil {
 		out.Message = err.Error()
 	}
-	if o.JSON && code != guard.ExitUsage {
+	if o.JSON && (err == nil || what != guard.BadInput) {
 		if jerr := writeJSON(env.Stdout, out); jerr != nil {
 			return jerr
 		}
 	}
 	if err != nil {
-		return guard.Exitf(code, "team %s: %w", o.Action, err)
+		return guard.Fail(what, "team %s: %w", o.Action, err)
 	}
 	if !o.JSON {
 		fmt.Fprintf(env.Stdout, "%s: %s\n", path, res.Message)
@@ -135,17 +135,20 @@ func RunTeam(o TeamOptions) error {
 	return nil
 }
 
-// teamExitCode maps an update error to the contract's codes.
-func teamExitCode(err error) int {
+// teamOutcome is what an update error was: a conflict with the team's state, a team
+// lock that is not one, a team lock gone, or bad input.
+func teamOutcome(err error) guard.Outcome {
 	var ce *lockcore.TeamConflictError
 	var fe *lockcore.TeamFormatError
 	switch {
-	case err == nil:
-		return guard.ExitOK
-	case errors.As(err, &ce), errors.As(err, &fe), errors.Is(err, lockcore.ErrTeamLockMissing):
-		return guard.ExitRefused
+	case errors.As(err, &ce):
+		return guard.Conflict
+	case errors.As(err, &fe):
+		return guard.Refused
+	case errors.Is(err, lockcore.ErrTeamLockMissing):
+		return guard.NotFound
 	}
-	return guard.ExitUsage
+	return guard.BadInput
 }
 
 // teamOp turns the flags into one lockcore operation.
@@ -155,7 +158,7 @@ func teamOp(o TeamOptions, id guard.Identity) (lockcore.TeamOp, error) {
 		op.Agent = id.Owner
 	}
 	usage := func(format string, args ...any) (lockcore.TeamOp, error) {
-		return op, guard.Exitf(guard.ExitUsage, "team %s: "+format, append([]any{o.Action}, args...)...)
+		return op, guard.Fail(guard.BadInput, "team %s: "+format, append([]any{o.Action}, args...)...)
 	}
 	switch o.Action {
 	case "checkin":
@@ -200,13 +203,13 @@ func teamOp(o TeamOptions, id guard.Identity) (lockcore.TeamOp, error) {
 func findTeamLock(dir, name, host string) (string, error) {
 	if name != "" {
 		if filepath.Base(name) != name || !lockcore.IsTeamLockName(name) {
-			return "", guard.Exitf(guard.ExitUsage, "team: --lock-name %q is not a team lock name (LOCK.team[.<scope>].<host>.txt, in DIR)", name)
+			return "", guard.Fail(guard.BadInput, "team: --lock-name %q is not a team lock name (LOCK.team[.<scope>].<host>.txt, in DIR)", name)
 		}
 		return lockcore.ExistingLockPath(filepath.Join(dir, name)), nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", guard.Exitf(guard.ExitRefused, "team: %w", err)
+		return "", guard.Fail(guard.Refused, "team: %w", err)
 	}
 	var found []string
 	for _, e := range entries {
@@ -216,21 +219,21 @@ func findTeamLock(dir, name, host string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", guard.Exitf(guard.ExitRefused, "team: no team lock of host %s in %s; create one with guard lock %s --team %s, or name it with --lock-name", host, dir, dir, host)
+		return "", guard.Fail(guard.NotFound, "team: no team lock of host %s in %s; create one with guard lock %s --team %s, or name it with --lock-name", host, dir, dir, host)
 	case 1:
 		return filepath.Join(dir, found[0]), nil
 	}
 	sort.Strings(found)
-	return "", guard.Exitf(guard.ExitUsage, "team: several team locks of host %s in %s (%s); choose one with --lock-name", host, dir, strings.Join(found, ", "))
+	return "", guard.Fail(guard.BadInput, "team: several team locks of host %s in %s (%s); choose one with --lock-name", host, dir, strings.Join(found, ", "))
 }
 
 func showTeam(env *guard.Env, path string, asJSON bool) error {
 	tl, err := lockcore.ReadTeamLock(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return guard.Exitf(guard.ExitRefused, "team show: %s: %w", path, lockcore.ErrTeamLockMissing)
+			return guard.Fail(guard.NotFound, "team show: %s: %w", path, lockcore.ErrTeamLockMissing)
 		}
-		return guard.Exitf(guard.ExitRefused, "team show: %w", err)
+		return guard.Fail(guard.Refused, "team show: %w", err)
 	}
 	j := TeamShowJSON{Path: path, Host: lockcore.TeamLockHost(filepath.Base(path)), Owner: tl.Header["owner"],
 		Header: tl.Header, Sectioned: !tl.Migrated, Guard: path + ".guard",

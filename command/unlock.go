@@ -64,13 +64,13 @@ func RunUnlock(o UnlockOptions) error {
 		})
 	switch {
 	case errors.Is(err, lockcore.ErrNoLock):
-		return guard.Exitf(guard.ExitRefused, "unlock: no lock at %s%s", path, otherLocks(path))
+		return guard.Fail(guard.NotFound, "unlock: no lock at %s%s", path, otherLocks(path))
 	case errors.Is(err, lockcore.ErrUserLock):
-		return guard.Exitf(guard.ExitRefused, "unlock refused: %s is a user lock; only a person removes it (guard unlock --force from a terminal)", path)
+		return guard.Fail(guard.Refused, "unlock refused: %s is a user lock; only a person removes it (guard unlock --force from a terminal)", path)
 	case errors.Is(err, lockcore.ErrNotOwner), errors.Is(err, lockcore.ErrNotRegular):
-		return guard.Exitf(guard.ExitRefused, "unlock refused: %w", err)
+		return guard.Fail(guard.Refused, "unlock refused: %w", err)
 	case err != nil:
-		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
+		return guard.Fail(guard.BadInput, "unlock: %w", err)
 	}
 	recordLock(env, guard.EventReleased, l, path, id.Owner, "unlock")
 	if o.JSON {
@@ -88,7 +88,7 @@ func RunUnlock(o UnlockOptions) error {
 // or the one resolveTarget finds.
 func unlockTarget(o UnlockOptions) (string, error) {
 	if len(o.Roots.Roots) > 0 || o.Roots.RootsFile != "" {
-		return "", guard.Exitf(guard.ExitUsage, "unlock: ROOTs and --roots-file go with --all")
+		return "", guard.Fail(guard.BadInput, "unlock: ROOTs and --roots-file go with --all")
 	}
 	if o.Resource != "" {
 		return resourcePath(o.Env, "unlock", o.Resource, o.Target, o.LockNaming, false)

@@ -33,11 +33,11 @@ type KeptLockJSON struct {
 func runUnlockAll(o UnlockOptions) error {
 	env := o.Env
 	if o.Target != "" || o.Resource != "" || o.LockNaming != (LockNaming{}) || o.Force || o.Token != "" {
-		return guard.Exitf(guard.ExitUsage, "unlock --all: takes ROOTs, --roots-file and --owner; a DIR, LOCKFILE, --resource, naming flags, --token or --force name one lock")
+		return guard.Fail(guard.BadInput, "unlock --all: takes ROOTs, --roots-file and --owner; a DIR, LOCKFILE, --resource, naming flags, --token or --force name one lock")
 	}
 	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{Owner: o.Owner})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "unlock: %w", err)
+		return guard.Fail(guard.BadInput, "unlock: %w", err)
 	}
 	id := subject.Identity
 	rc, roots, err := ResolveRoots(env, o.Roots)
@@ -134,7 +134,7 @@ func runUnlockAll(o UnlockOptions) error {
 		}
 	}
 	if len(out.Errors) > 0 {
-		return guard.Silent(guard.ExitUsage)
+		return guard.Explained(guard.BadInput)
 	}
 	return nil
 }

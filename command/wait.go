@@ -19,7 +19,7 @@ func parseWait(v string) (time.Duration, error) {
 	}
 	d, ok, overflow := lockcore.ParseDuration(v)
 	if !ok || overflow {
-		return 0, guard.Exitf(guard.ExitUsage, "--wait %q is not <number><s|m|h|d> (0 does not wait)", v)
+		return 0, guard.Fail(guard.BadInput, "--wait %q is not <number><s|m|h|d> (0 does not wait)", v)
 	}
 	return d, nil
 }

@@ -76,16 +76,16 @@ func TestJudgeCommitDecidesTheBypassOnceForEveryGate(t *testing.T) {
 
 	v := JudgeCommit(bypass, GatePrePush, refused, nil, nil)
 	assert.True(t, v.Refused)
-	assert.Equal(t, ExitRefused, v.Code())
+	assert.Equal(t, Refused, OutcomeOf(v.Failure()))
 	assert.True(t, v.Bypassed())
 	assert.Equal(t, "hotfix", v.Bypass.Reason)
 
 	v = JudgeCommit(bypass, GatePreCommit, nil, boom, nil)
-	assert.Equal(t, ExitUsage, v.Code())
+	assert.Equal(t, BadInput, OutcomeOf(v.Failure()))
 	assert.True(t, v.Bypassed(), "on a client GUARD_BYPASS lets an error through too")
 
 	v = JudgeCommit(bypass, GateCI, refused, nil, nil)
-	assert.Equal(t, ExitRefused, v.Code())
+	assert.Equal(t, Refused, OutcomeOf(v.Failure()))
 	assert.False(t, v.Bypassed(), "guard ci never yields to GUARD_BYPASS")
 
 	v = JudgeCommit(bypass, GatePrePush, []*Decision{{Allowed: true}}, nil, nil)
@@ -104,7 +104,7 @@ func TestJudgeCommitDecidesTheBypassOnceForEveryGate(t *testing.T) {
 	assert.Contains(t, v.Bypass.Why, "bob asked for guard.bypass, but only users in [server] bypass_users (/srv/.guard.toml)")
 
 	v = JudgeCommit(bypass, GatePreReceive, nil, boom, &ServerAsk{Config: cfg, Pusher: Pusher{User: "carol"}, Options: opts})
-	assert.Equal(t, ExitUsage, v.Code())
+	assert.Equal(t, BadInput, OutcomeOf(v.Failure()))
 	assert.False(t, v.Bypassed(), "an error on the server is never bypassed")
 
 	v = JudgeCommit(bypass, GatePreReceive, refused, nil, &ServerAsk{Config: cfg, Pusher: Pusher{User: "carol"}, Options: []string{BypassOption + "="}})

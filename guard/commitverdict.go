@@ -41,15 +41,16 @@ func (v CommitVerdict) Pass() bool { return !v.Refused && v.Err == nil }
 // Bypassed reports whether a bypass lets a refusal or error through (once recorded).
 func (v CommitVerdict) Bypassed() bool { return !v.Pass() && v.Bypass.Allowed }
 
-// Code is the gate's exit without a bypass: 0 pass, 2 an error, 1 refused.
-func (v CommitVerdict) Code() int {
+// Failure is the gate's outcome without a bypass, its explanation written by the
+// gate: nil when it passes, BadInput when an error stopped it (fail closed), Refused.
+func (v CommitVerdict) Failure() error {
 	switch {
 	case v.Err != nil:
-		return ExitUsage
+		return Explained(BadInput)
 	case v.Refused:
-		return ExitRefused
+		return Explained(Refused)
 	}
-	return ExitOK
+	return nil
 }
 
 // JudgeCommit is the whole answer of gate from the decisions of its questions (nil

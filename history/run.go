@@ -29,15 +29,15 @@ type Options struct {
 func Run(ctx context.Context, o Options) error {
 	q := Query{Owner: o.Owner, Event: o.Event, Limit: o.Limit}
 	if o.Event != "" && !slices.Contains(guard.Events, o.Event) {
-		return guard.Exitf(guard.ExitUsage, "history: unknown event %q (events: %s)", o.Event, strings.Join(guard.Events, ", "))
+		return guard.Fail(guard.BadInput, "history: unknown event %q (events: %s)", o.Event, strings.Join(guard.Events, ", "))
 	}
 	if o.Limit < 0 {
-		return guard.Exitf(guard.ExitUsage, "history: --limit must be 0 (no limit) or more, not %d", o.Limit)
+		return guard.Fail(guard.BadInput, "history: --limit must be 0 (no limit) or more, not %d", o.Limit)
 	}
 	if o.Since != "" {
 		d, ok, _ := lockcore.ParseDuration(o.Since)
 		if !ok {
-			return guard.Exitf(guard.ExitUsage, "history: --since %q is not a duration like 30m, 12h or 7d", o.Since)
+			return guard.Fail(guard.BadInput, "history: --since %q is not a duration like 30m, 12h or 7d", o.Since)
 		}
 		q.Since = o.Env.Clock.Now().Add(-d)
 	}
@@ -49,17 +49,17 @@ func Run(ctx context.Context, o Options) error {
 	}
 	dbPath, spool, err := Paths(o.Env)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "history: %w", err)
+		return guard.Fail(guard.BadInput, "history: %w", err)
 	}
 	db, err := Open(ctx, dbPath, spool)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Fail(guard.BadInput, "%w", err)
 	}
 	defer db.Close()
 	if o.Stats {
 		st, err := db.Stats(ctx)
 		if err != nil {
-			return guard.Exitf(guard.ExitUsage, "%w", err)
+			return guard.Fail(guard.BadInput, "%w", err)
 		}
 		if o.JSON {
 			return guard.WriteJSON(o.Env.Stdout, "history --stats", st)
@@ -68,7 +68,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	evs, err := db.Events(ctx, q)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Fail(guard.BadInput, "%w", err)
 	}
 	if o.JSON {
 		return guard.WriteJSON(o.Env.Stdout, "history", evs)

@@ -53,8 +53,8 @@ func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin i
 
 // Visibility is the pre-push check of the remote's visibility against PRIVATE.txt:
 // given the working tree's top, the common git directory ("" when not known yet) and
-// the push URL, it returns a warning to show, or the refusal (a *guard.ExitError with
-// code 1, its message the explanation), or an error it could not judge past.
+// the push URL, it returns a warning to show, or the refusal (an outcome Refused, its
+// message the explanation), or an error it could not judge past.
 type Visibility func(ctx context.Context, top, commonDir, url string) (warning string, err error)
 
 // checkVisibility runs vis for the push in o and adds its refusal to o's checks.

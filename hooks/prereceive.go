@@ -125,7 +125,7 @@ func runReceive(ctx context.Context, env *guard.Env, hook string, read func() ([
 	if err != nil {
 		say(w, 0, fmt.Sprintf("%s: cannot check this push: %v", hook, err))
 		say(w, 0, "refusing it (fail closed); no ref was updated.")
-		return guard.Silent(guard.ExitUsage)
+		return guard.Explained(guard.BadInput)
 	}
 	return r.finish(checks)
 }

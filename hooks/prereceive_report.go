@@ -66,7 +66,7 @@ func (r *receiver) finish(checks []*receiveCheck) error {
 			logPath, err := r.writeBypass(checks, b.Reason)
 			if err != nil {
 				say(w, 0, fmt.Sprintf("%s: %s is set but the bypass cannot be recorded: %v; refusing (fail closed): a bypass needs its audit trail", r.hook, guard.BypassOption, err))
-				return guard.Silent(guard.ExitUsage)
+				return guard.Explained(guard.BadInput)
 			}
 			guard.RecordGate(r.env, guard.EventBypassed, r.hook, r.pusher.Owner, r.repo.CommonDir,
 				fmt.Sprintf("%s %q by %s let a refused push through", guard.BypassOption, b.Reason, r.pusher.User))
@@ -84,7 +84,7 @@ func (r *receiver) finish(checks []*receiveCheck) error {
 		plural = ""
 	}
 	say(w, 0, fmt.Sprintf("%s: %d ref update%s refused for %s; no ref was updated.", r.hook, refused, plural, r.who()))
-	return guard.Silent(guard.ExitRefused)
+	return guard.Explained(guard.Refused)
 }
 
 // who names the pusher as the gate judged them.

@@ -69,21 +69,19 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 		if err != nil {
 			fmt.Fprintf(w, "guard: %s: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", o.hook, err)
 			fmt.Fprintf(w, "guard: refusing (fail closed): a bypass needs its audit trail. Fix the log, or skip the hook with `git %s --no-verify`.\n", verb)
-			return guard.Silent(guard.ExitUsage)
+			return guard.Explained(guard.BadInput)
 		}
 		guard.RecordGate(env, guard.EventBypassed, o.hook, o.id.Owner, env.Dir, fmt.Sprintf("GUARD_BYPASS %q let a refused %s through", reason, verb))
 		fmt.Fprintf(w, "guard: %s: GUARD_BYPASS set (%q): letting this %s through; recorded in %s\n", o.hook, reason, verb, logPath)
 		return nil
 	}
-	switch v.Code() {
-	case guard.ExitUsage:
+	switch {
+	case v.Err != nil:
 		fmt.Fprintf(w, "guard: refusing this %s (fail closed). Fix the cause above, or bypass once with an audit trail: GUARD_BYPASS=\"<reason>\" git %s ...\n", verb, verb)
-		return guard.Silent(guard.ExitUsage)
-	case guard.ExitRefused:
+	case v.Refused:
 		fmt.Fprintf(w, "\nguard: %s refused. To override with an audit trail: GUARD_BYPASS=\"<reason>\" git %s ...\n", verb, verb)
-		return guard.Silent(guard.ExitRefused)
 	}
-	return nil
+	return v.Failure()
 }
 
 // writeBypass appends the bypass to the repository's log and returns the log's path.

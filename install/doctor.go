@@ -191,9 +191,9 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 	}
 	switch {
 	case len(rep.Repositories) == 0:
-		return guard.Silent(guard.ExitUsage)
+		return guard.Explained(guard.BadInput)
 	case !rep.Healthy:
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

@@ -95,22 +95,22 @@ func RunInstall(ctx context.Context, o Options) error {
 	}
 	for _, h := range names {
 		if !slices.Contains(Hooks, h) {
-			return guard.Exitf(guard.ExitUsage, "install: unknown hook %q (guard installs %s)", h, strings.Join(Hooks, ", "))
+			return guard.Fail(guard.BadInput, "install: unknown hook %q (guard installs %s)", h, strings.Join(Hooks, ", "))
 		}
 	}
 	exe := o.Env.Executable
 	if exe == "" || !filepath.IsAbs(exe) {
-		return guard.Exitf(guard.ExitUsage, "install: cannot tell where the guard binary is (%q)", exe)
+		return guard.Fail(guard.BadInput, "install: cannot tell where the guard binary is (%q)", exe)
 	}
 	if temporaryBuild(exe) {
 		fmt.Fprintf(o.Env.Stderr, "guard: warning: %s is a temporary binary built by go run; the hooks will fail closed once Go removes it. Install guard first (go install ./cmd/guard) and run guard install from the installed binary.\n", exe)
 	}
 	r, err := gitrun.OpenRepo(ctx, gitrun.New(o.dir(), o.Env.Env))
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "install: %w", err)
+		return guard.Fail(guard.BadInput, "install: %w", err)
 	}
 	if err := os.MkdirAll(r.Hooks, 0o755); err != nil {
-		return guard.Exitf(guard.ExitUsage, "install: hooks folder: %w", err)
+		return guard.Fail(guard.BadInput, "install: hooks folder: %w", err)
 	}
 	res := Result{HooksDir: r.Hooks, Exclude: r.Exclude}
 	var lines []string
@@ -124,7 +124,7 @@ func RunInstall(ctx context.Context, o Options) error {
 	}
 	added, err := addExcludes(r.Exclude)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "install: %w", err)
+		return guard.Fail(guard.BadInput, "install: %w", err)
 	}
 	res.ExcludeAdded = added
 	if added {
@@ -158,28 +158,28 @@ func installChained(path, what string, force bool, content func(prevInterp strin
 	present := lerr == nil
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
+		return HookResult{}, "", guard.Fail(guard.BadInput, "%s: %w", what, err)
 	}
 	// A dangling symlink reads as not existing; it is still kept aside, not lost.
 	note := ""
 	if present && !IsGuardHook(existing) {
 		if _, err := os.Lstat(backup); err == nil {
 			if !force {
-				return HookResult{}, "", guard.Exitf(guard.ExitRefused,
+				return HookResult{}, "", guard.Fail(guard.Refused,
 					"%s: %s is a hook guard did not write, and %s already keeps an earlier one; move one of them away, or run `guard %s --force` to keep both (the earlier one moves to %s.<n>)",
 					what, path, filepath.Base(backup), what, filepath.Base(backup))
 			}
 			older, err := freeName(backup)
 			if err != nil {
-				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
+				return HookResult{}, "", guard.Fail(guard.BadInput, "%s: %w", what, err)
 			}
 			if err := os.Rename(backup, older); err != nil {
-				return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
+				return HookResult{}, "", guard.Fail(guard.BadInput, "%s: %w", what, err)
 			}
 			note = fmt.Sprintf("; moved the earlier kept hook to %s", filepath.Base(older))
 		}
 		if err := os.Rename(path, backup); err != nil {
-			return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: keeping the existing hook: %w", what, err)
+			return HookResult{}, "", guard.Fail(guard.BadInput, "%s: keeping the existing hook: %w", what, err)
 		}
 		note = fmt.Sprintf(" (kept the existing hook as %s, which still runs after guard%s)", filepath.Base(backup), note)
 	} else if _, err := os.Lstat(backup); err == nil {
@@ -196,7 +196,7 @@ func installChained(path, what string, force bool, content func(prevInterp strin
 		return hr, "unchanged " + path, nil
 	}
 	if err := writeExecutable(path, []byte(body)); err != nil {
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "%s: %w", what, err)
+		return HookResult{}, "", guard.Fail(guard.BadInput, "%s: %w", what, err)
 	}
 	hr := HookResult{Path: path, Action: "installed", Note: strings.TrimSpace(note)}
 	if _, err := os.Lstat(backup); err == nil {
@@ -286,7 +286,7 @@ func husky(dir string) bool {
 func RunUninstall(ctx context.Context, o Options) error {
 	r, err := gitrun.OpenRepo(ctx, gitrun.New(o.dir(), o.Env.Env))
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+		return guard.Fail(guard.BadInput, "uninstall: %w", err)
 	}
 	problems := 0
 	res := Result{HooksDir: r.Hooks}
@@ -299,13 +299,13 @@ func RunUninstall(ctx context.Context, o Options) error {
 		_, lerr := os.Lstat(path)
 		switch {
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+			return guard.Fail(guard.BadInput, "uninstall: %w", err)
 		case lerr != nil:
 			// guard's hook is gone (removed by hand or by another manager): a kept
 			// hook can go back to its place.
 			if _, err := os.Lstat(backup); err == nil {
 				if err := os.Rename(backup, path); err != nil {
-					return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+					return guard.Fail(guard.BadInput, "uninstall: %w", err)
 				}
 				hr.Action = "restored"
 				lines = append(lines, "restored "+path)
@@ -319,13 +319,13 @@ func RunUninstall(ctx context.Context, o Options) error {
 			}
 		default:
 			if err := os.Remove(path); err != nil {
-				return guard.Exitf(guard.ExitUsage, "uninstall: %w", err)
+				return guard.Fail(guard.BadInput, "uninstall: %w", err)
 			}
 			hr.Action = "removed"
 			lines = append(lines, "removed "+path)
 			if _, err := os.Lstat(backup); err == nil {
 				if err := os.Rename(backup, path); err != nil {
-					return guard.Exitf(guard.ExitUsage, "uninstall: restoring %s: %w", backup, err)
+					return guard.Fail(guard.BadInput, "uninstall: restoring %s: %w", backup, err)
 				}
 				hr.Action = "restored"
 				lines = append(lines, "restored "+path)
@@ -340,7 +340,7 @@ func RunUninstall(ctx context.Context, o Options) error {
 		return err
 	}
 	if problems > 0 {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

@@ -67,10 +67,10 @@ func (o ServerOptions) openBare(ctx context.Context, what string) (gitrun.Repo, 
 	g := gitrun.At(o.dir(), o.Env.Env)
 	r, err := gitrun.OpenRepo(ctx, g)
 	if err != nil {
-		return r, g, guard.Exitf(guard.ExitUsage, "%s --server: %w", what, err)
+		return r, g, guard.Fail(guard.BadInput, "%s --server: %w", what, err)
 	}
 	if r.Top != "" {
-		return r, g, guard.Exitf(guard.ExitUsage, "%s --server: %s is a working tree; --server is for a git server's bare repository (guard %s without --server installs a clone's hooks)", what, r.Top, what)
+		return r, g, guard.Fail(guard.BadInput, "%s --server: %s is a working tree; --server is for a git server's bare repository (guard %s without --server installs a clone's hooks)", what, r.Top, what)
 	}
 	g.Dir = r.CommonDir
 	return r, g, nil
@@ -83,7 +83,7 @@ func serverLayout(layout, dir string) (string, error) {
 	case LayoutGit, LayoutGitLab, LayoutGitea:
 		return layout, nil
 	default:
-		return "", guard.Exitf(guard.ExitUsage, "install --server: --layout %q: want auto, git, gitlab or gitea", layout)
+		return "", guard.Fail(guard.BadInput, "install --server: --layout %q: want auto, git, gitlab or gitea", layout)
 	}
 	if isDir(filepath.Join(dir, "hooks", "pre-receive.d")) {
 		return LayoutGitea, nil
@@ -118,7 +118,7 @@ func serverHookPath(layout string, r gitrun.Repo, name string) string {
 func RunServerInstall(ctx context.Context, o ServerOptions) error {
 	exe := o.Env.Executable
 	if exe == "" || !filepath.IsAbs(exe) {
-		return guard.Exitf(guard.ExitUsage, "install --server: cannot tell where the guard binary is (%q)", exe)
+		return guard.Fail(guard.BadInput, "install --server: cannot tell where the guard binary is (%q)", exe)
 	}
 	r, g, err := o.openBare(ctx, "install")
 	if err != nil {
@@ -133,7 +133,7 @@ func RunServerInstall(ctx context.Context, o ServerOptions) error {
 	for _, name := range ServerHooks {
 		path := serverHookPath(layout, r, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return guard.Exitf(guard.ExitUsage, "install --server: %w", err)
+			return guard.Fail(guard.BadInput, "install --server: %w", err)
 		}
 		var hr HookResult
 		var msg string
@@ -153,10 +153,10 @@ func RunServerInstall(ctx context.Context, o ServerOptions) error {
 	cur, _ := g.Line(ctx, "config", "--bool", "--get", "receive.advertisePushOptions")
 	if cur != "true" {
 		if _, err := g.Run(ctx, "config", "receive.advertisePushOptions", "true"); err != nil {
-			return guard.Exitf(guard.ExitUsage, "install --server: %w", err)
+			return guard.Fail(guard.BadInput, "install --server: %w", err)
 		}
 		if _, err := g.Run(ctx, "config", pushOptionsMark, "true"); err != nil {
-			return guard.Exitf(guard.ExitUsage, "install --server: %w", err)
+			return guard.Fail(guard.BadInput, "install --server: %w", err)
 		}
 		lines = append(lines, "set receive.advertisePushOptions = true (for git push -o guard.bypass=...)")
 	}
@@ -210,14 +210,14 @@ func installDropIn(path, content string) (HookResult, string, error) {
 	existing, err := os.ReadFile(path)
 	switch {
 	case err == nil && !IsGuardHook(existing):
-		return HookResult{}, "", guard.Exitf(guard.ExitRefused, "install --server: %s is a file guard did not write; move it away and install again", path)
+		return HookResult{}, "", guard.Fail(guard.Refused, "install --server: %s is a file guard did not write; move it away and install again", path)
 	case err == nil && string(existing) == content:
 		return HookResult{Path: path, Action: "unchanged"}, "unchanged " + path, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install --server: %w", err)
+		return HookResult{}, "", guard.Fail(guard.BadInput, "install --server: %w", err)
 	}
 	if err := writeExecutable(path, []byte(content)); err != nil {
-		return HookResult{}, "", guard.Exitf(guard.ExitUsage, "install --server: %w", err)
+		return HookResult{}, "", guard.Fail(guard.BadInput, "install --server: %w", err)
 	}
 	return HookResult{Path: path, Action: "installed"}, "installed " + path, nil
 }
@@ -242,7 +242,7 @@ func RunServerUninstall(ctx context.Context, o ServerOptions) error {
 				if _, lerr := os.Lstat(path); lerr != nil && layout == LayoutGit {
 					if _, err := os.Lstat(backup); err == nil {
 						if err := os.Rename(backup, path); err != nil {
-							return guard.Exitf(guard.ExitUsage, "uninstall --server: %w", err)
+							return guard.Fail(guard.BadInput, "uninstall --server: %w", err)
 						}
 						res.Hooks = append(res.Hooks, HookResult{Name: name, Path: path, Action: "restored"})
 						lines = append(lines, "restored "+path)
@@ -258,13 +258,13 @@ func RunServerUninstall(ctx context.Context, o ServerOptions) error {
 				continue
 			}
 			if err := os.Remove(path); err != nil {
-				return guard.Exitf(guard.ExitUsage, "uninstall --server: %w", err)
+				return guard.Fail(guard.BadInput, "uninstall --server: %w", err)
 			}
 			hr := HookResult{Name: name, Path: path, Action: "removed"}
 			lines = append(lines, "removed "+path)
 			if _, err := os.Lstat(backup); err == nil && layout == LayoutGit {
 				if err := os.Rename(backup, path); err != nil {
-					return guard.Exitf(guard.ExitUsage, "uninstall --server: restoring %s: %w", backup, err)
+					return guard.Fail(guard.BadInput, "uninstall --server: restoring %s: %w", backup, err)
 				}
 				hr.Action = "restored"
 				lines = append(lines, "restored "+path)
@@ -295,7 +295,7 @@ func RunServerUninstall(ctx context.Context, o ServerOptions) error {
 		}
 	}
 	if problems > 0 {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }
@@ -390,7 +390,7 @@ func RunServerDoctor(ctx context.Context, o ServerOptions) error {
 		}
 	}
 	if !rep.Healthy {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

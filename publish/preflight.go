@@ -79,14 +79,14 @@ func RunPreflight(opts PreflightOptions) error {
 		dir = classify.Resolve(env.Dir, opts.Dir)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return guard.Exitf(guard.ExitUsage, "preflight: %s is not a directory", dir)
+		return guard.Fail(guard.BadInput, "preflight: %s is not a directory", dir)
 	}
 	if err := guard.CheckOpName(op); err != nil {
-		return guard.Exitf(guard.ExitUsage, "preflight: --op: %w", err)
+		return guard.Fail(guard.BadInput, "preflight: --op: %w", err)
 	}
 	subject, err := guard.ResolveSubject(env, dir, guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "preflight: %w", err)
+		return guard.Fail(guard.BadInput, "preflight: %w", err)
 	}
 	cfg := subject.Config
 	id := subject.Identity
@@ -95,7 +95,7 @@ func RunPreflight(opts PreflightOptions) error {
 	}
 	d, err := guard.CheckPublication(guard.NewPolicy(env, id), dir, op, cfg)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "preflight: %w", err)
+		return guard.Fail(guard.BadInput, "preflight: %w", err)
 	}
 	r := &PreflightReport{Op: op, Dir: dir, Checks: []CheckResult{}, Problems: []string{}, Warnings: []string{}}
 	if len(d.Refusals) == 0 {
@@ -137,7 +137,7 @@ func RunPreflight(opts PreflightOptions) error {
 		}
 	}
 	if !r.Ready {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }

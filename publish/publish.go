@@ -44,27 +44,27 @@ type PublishOptions struct {
 func RunPublish(opts PublishOptions) error {
 	env := opts.Env
 	if len(opts.Args) == 0 {
-		return guard.Exitf(guard.ExitUsage, "publish: no command given (guard publish -- COMMAND [ARGS...])")
+		return guard.Fail(guard.BadInput, "publish: no command given (guard publish -- COMMAND [ARGS...])")
 	}
 	// The command is read where it runs ([publish.commands] of the current directory's
 	// configuration); the decision is the project's, as guard check on that project
 	// decides it.
 	here, err := guard.ResolveSubject(env, "", guard.Identity{})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+		return guard.Fail(guard.BadInput, "publish: %w", err)
 	}
 	c, err := classify.Classify(opts.Args, env.Dir, here.Config)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+		return guard.Fail(guard.BadInput, "publish: %w", err)
 	}
 	cmdline := strings.Join(opts.Args, " ")
 	if len(c.Words) == 0 {
-		return guard.Exitf(guard.ExitUsage, "publish: %q runs no command", cmdline)
+		return guard.Fail(guard.BadInput, "publish: %q runs no command", cmdline)
 	}
 	if !c.Known {
 		fmt.Fprintf(env.Stderr, "guard: refused: cannot tell what %q publishes (%s).\n  what now: if it publishes, say what it does in .guard.toml:\n\n%s\n\n  (or run the publishing command itself through guard publish)\n",
 			cmdline, c.Why, indent(c.ConfigHint(), "    "))
-		return guard.Silent(guard.ExitUsage)
+		return guard.Explained(guard.BadInput)
 	}
 	if !c.Publishes() {
 		if c.DryRun {
@@ -86,7 +86,7 @@ func RunPublish(opts PublishOptions) error {
 	// .guard.toml (owner, host, require_public) governs it.
 	d, err := decideAll(env, opts.Identity, c)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "publish: %w", err)
+		return guard.Fail(guard.BadInput, "publish: %w", err)
 	}
 	d.Explain(env.Stderr)
 	if !d.Allowed {
@@ -95,7 +95,7 @@ func RunPublish(opts PublishOptions) error {
 			guard.RecordGate(env, guard.EventRefused, "publish", d.Actor, c.ProjectDir, c.Op+" refused by the project's markers: "+cmdline)
 		}
 		fmt.Fprintf(env.Stderr, "guard: %s was not run.\n", cmdline)
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	sh := shell{environ: env.Environ, out: env.Stderr}
 	if opts.DryRun {
@@ -111,14 +111,15 @@ func RunPublish(opts PublishOptions) error {
 		}
 		fmt.Fprintf(env.Stderr, "guard: refused %s of %s: the check %q from %s failed (%s).\n  what now: make the check pass, then publish again. %s was not run.\n",
 			c.Op, c.ProjectDir, last.Command, last.Marker, detail, cmdline)
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	// A Ctrl-C or kill that arrived while the checks ran means "stop": guard kept
 	// running only to forward signals to the command, which has not started.
 	select {
 	case s := <-opts.Signals:
 		fmt.Fprintf(env.Stderr, "guard: %v received before %s started; it was not run.\n", s, cmdline)
-		return guard.Silent(128 + signalNumber(s))
+		// As a shell reports a process the signal ended.
+		return guard.CommandExit(128 + signalNumber(s))
 	default:
 	}
 	code, err := runWrapped(opts)
@@ -127,13 +128,13 @@ func RunPublish(opts PublishOptions) error {
 	}
 	if code != 0 {
 		fmt.Fprintf(env.Stderr, "guard: %s exited %d; no chores run.\n", cmdline, code)
-		return guard.Silent(code)
+		return guard.CommandExit(code)
 	}
 	if opts.NoChores {
 		return nil
 	}
 	if writeChoreSummary(env.Stderr, runChores(sh, d.Markers.Public, env.Clock.Now())) > 0 {
-		return guard.Silent(guard.ExitRefused)
+		return guard.Explained(guard.Refused)
 	}
 	return nil
 }
@@ -228,7 +229,7 @@ func runWrapped(opts PublishOptions) (int, error) {
 	env := opts.Env
 	prog, err := execpath.Look(opts.Args[0], env.Dir, execpath.Value(env.Environ, "PATH"))
 	if err != nil {
-		return 0, guard.Exitf(guard.ExitUsage, "publish: %w", err)
+		return 0, guard.Fail(guard.BadInput, "publish: %w", err)
 	}
 	cmd := exec.Command(prog, opts.Args[1:]...)
 	cmd.Args[0] = opts.Args[0]
@@ -237,7 +238,7 @@ func runWrapped(opts PublishOptions) (int, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
 	code, err := child.Run(cmd)
 	if err != nil {
-		return 0, guard.Exitf(guard.ExitUsage, "publish: starting %s: %w", opts.Args[0], err)
+		return 0, guard.Fail(guard.BadInput, "publish: starting %s: %w", opts.Args[0], err)
 	}
 	return code, nil
 }
@@ -254,7 +255,7 @@ func exitWith(code int) error {
 	if code == 0 {
 		return nil
 	}
-	return guard.Silent(code)
+	return guard.CommandExit(code)
 }
 
 func indent(s, prefix string) string {

@@ -46,11 +46,11 @@ type Options struct {
 func Run(o Options) error {
 	env := o.Env
 	if len(o.Command) == 0 {
-		return guard.Exitf(guard.ExitUsage, "sandbox: name a COMMAND to run: guard sandbox [flags] -- COMMAND [ARGS...]")
+		return guard.Fail(guard.BadInput, "sandbox: name a COMMAND to run: guard sandbox [flags] -- COMMAND [ARGS...]")
 	}
 	subject, err := guard.ResolveSubject(env, env.Dir, guard.Identity{Owner: o.Owner, Host: o.Host})
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
+		return guard.Fail(guard.BadInput, "sandbox: %w", err)
 	}
 	set := subject.Policy(env).ReadOnlyAreas(append(Roots(subject), o.ExtraRoots...), nil)
 	for _, w := range set.Warnings {
@@ -87,7 +87,7 @@ func Run(o Options) error {
 	}
 	plan, err := NewPlan(paths, allow)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
+		return guard.Fail(guard.BadInput, "sandbox: %w", err)
 	}
 	for _, u := range plan.Unlisted {
 		fmt.Fprintf(env.Stderr, "guard sandbox: warning: could not list %s; its entries stay read-only (fail closed)\n", u)
@@ -95,14 +95,14 @@ func Run(o Options) error {
 	sandboxed := false
 	switch {
 	case abi < 1 && !o.BestEffort:
-		return guard.Exitf(guard.ExitUsage, "sandbox: this kernel offers no Landlock (Linux 5.13 or later with Landlock enabled at boot, e.g. lsm=...,landlock), so guard cannot make locked areas read-only; "+
+		return guard.Fail(guard.BadInput, "sandbox: this kernel offers no Landlock (Linux 5.13 or later with Landlock enabled at boot, e.g. lsm=...,landlock), so guard cannot make locked areas read-only; "+
 			"COMMAND was not run. Run it unsandboxed with --best-effort, or check the areas first with `guard check PATH`")
 	case abi < 1:
 		fmt.Fprintf(env.Stderr, "guard sandbox: warning: this kernel offers no Landlock; running COMMAND WITHOUT a sandbox (--best-effort)\n")
 	default:
 		if err := Enforce(plan, abi); err != nil {
 			if !o.BestEffort {
-				return guard.Exitf(guard.ExitUsage, "sandbox: could not restrict COMMAND: %w; COMMAND was not run (--best-effort runs it unsandboxed)", err)
+				return guard.Fail(guard.BadInput, "sandbox: could not restrict COMMAND: %w; COMMAND was not run (--best-effort runs it unsandboxed)", err)
 			}
 			fmt.Fprintf(env.Stderr, "guard sandbox: warning: could not restrict COMMAND (%v); running it WITHOUT a sandbox (--best-effort)\n", err)
 		} else {
@@ -123,7 +123,7 @@ func Run(o Options) error {
 	if code != 0 && sandboxed && len(set.Areas) > 0 {
 		explain(env.Stderr, o.Command[0], code, set, plan.Boundary, false)
 	}
-	return guard.Silent(code)
+	return guard.CommandExit(code)
 }
 
 // NamespacesVar, set to 0 in guard sandbox's environment, keeps it from the exact
@@ -141,23 +141,23 @@ func exactHere(env *guard.Env) error {
 
 // runExactly runs COMMAND in the exact sandbox, in the namespace child c. A non-empty fallback says why the
 // namespaces could not be set up; nothing ran, and the caller falls back to Landlock
-// alone. err is guard's final answer (COMMAND's code as guard.Silent, or a refusal).
+// alone. err is guard's final answer (COMMAND's code as guard.CommandExit, or a refusal).
 func runExactly(o Options, c *exactChild, set *guard.ReadOnlySet, paths, allow []string, abi int) (fallback string, err error) {
 	env := o.Env
 	plan, err := NewExactPlan(paths, allow)
 	if err != nil {
 		c.cancel()
-		return "", guard.Exitf(guard.ExitUsage, "sandbox: %w", err)
+		return "", guard.Fail(guard.BadInput, "sandbox: %w", err)
 	}
 	path, err := execpath.Look(o.Command[0], env.Dir, execpath.Value(env.Environ, "PATH"))
 	if err != nil {
 		c.cancel()
 		fmt.Fprintf(env.Stderr, "guard sandbox: %v\n", err)
-		return "", guard.Silent(127)
+		return "", guard.Explained(guard.CommandNotFound)
 	}
 	code, fallback, err := c.run(o, plan, path, o.Command, sandboxEnviron(env.Environ, "exact", abi), abi)
 	if err != nil {
-		return "", guard.Exitf(guard.ExitUsage, "%w", err)
+		return "", guard.Fail(guard.BadInput, "%w", err)
 	}
 	if fallback != "" {
 		return fallback, nil
@@ -171,7 +171,7 @@ func runExactly(o Options, c *exactChild, set *guard.ReadOnlySet, paths, allow [
 		}
 		explain(env.Stderr, o.Command[0], code, set, boundary, true)
 	}
-	return "", guard.Silent(code)
+	return "", guard.CommandExit(code)
 }
 
 // Roots are where the sandbox reads locks, besides the roots file: the project of

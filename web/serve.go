@@ -43,25 +43,25 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	env := o.Env
 	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "serve: --addr %q: %w (give host:port, e.g. 127.0.0.1:8095)", o.Addr, err)
+		return guard.Fail(guard.BadInput, "serve: --addr %q: %w (give host:port, e.g. 127.0.0.1:8095)", o.Addr, err)
 	}
 	if !LoopbackHost(host) {
-		return guard.Exitf(guard.ExitUsage, "serve: --addr %q is not a loopback address: guard serve listens on 127.0.0.1, ::1 or localhost only (its token would cross the network)", o.Addr)
+		return guard.Fail(guard.BadInput, "serve: --addr %q is not a loopback address: guard serve listens on 127.0.0.1, ::1 or localhost only (its token would cross the network)", o.Addr)
 	}
 	if strings.EqualFold(host, "localhost") {
 		host = "127.0.0.1"
 	}
 	state, err := guard.StateDir(env)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "serve: %w", err)
+		return guard.Fail(guard.BadInput, "serve: %w", err)
 	}
 	if err := os.MkdirAll(state, 0o700); err != nil {
-		return guard.Exitf(guard.ExitUsage, "serve: %w", err)
+		return guard.Fail(guard.BadInput, "serve: %w", err)
 	}
 	lockPath := filepath.Join(state, LockName)
 	lf, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "serve: %w", err)
+		return guard.Fail(guard.BadInput, "serve: %w", err)
 	}
 	defer lf.Close()
 	if err := filelock.TryLock(lf); err != nil {
@@ -70,18 +70,18 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		if w == "" {
 			w = "an address it has not written yet"
 		}
-		return guard.Exitf(guard.ExitRefused, "serve: another guard serve already runs for %s, at %s (%s holds it); use that one, or stop it first", state, w, lockPath)
+		return guard.Fail(guard.Refused, "serve: another guard serve already runs for %s, at %s (%s holds it); use that one, or stop it first", state, w, lockPath)
 	}
 	defer func() { _ = filelock.Unlock(lf) }()
 
 	if o.Token == "" {
 		if o.Token, err = NewToken(); err != nil {
-			return guard.Exitf(guard.ExitUsage, "serve: no random token: %w", err)
+			return guard.Fail(guard.BadInput, "serve: no random token: %w", err)
 		}
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "serve: %w", err)
+		return guard.Fail(guard.BadInput, "serve: %w", err)
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	base := "http://" + ln.Addr().String()
@@ -125,7 +125,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	case <-ctx.Done():
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
-			return guard.Exitf(guard.ExitUsage, "serve: %w", err)
+			return guard.Fail(guard.BadInput, "serve: %w", err)
 		}
 	}
 	shut, stop := context.WithTimeout(context.Background(), 2*time.Second)

@@ -43,7 +43,7 @@ agent-uninstall removes exactly these parts.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if project && (o.User || o.Local) || o.User && o.Local {
-				return guard.Exitf(guard.ExitUsage, "--project, --user and --local exclude each other")
+				return guard.Fail(guard.BadInput, "--project, --user and --local exclude each other")
 			}
 			o.Agent = args[0]
 			return run(o)

@@ -29,7 +29,7 @@ one could not be.`,
 				o.Dir = args[0]
 			}
 			if o.Hook != "" && !slices.Contains(agent.Agents, o.Hook) {
-				return guard.Exitf(guard.ExitUsage, "--hook: unknown agent %q (supported: %s)", o.Hook, strings.Join(agent.Agents, ", "))
+				return guard.Fail(guard.BadInput, "--hook: unknown agent %q (supported: %s)", o.Hook, strings.Join(agent.Agents, ", "))
 			}
 			return agent.RunRelease(o)
 		},

@@ -14,7 +14,7 @@ func newAuditCmd(env *guard.Env) *cobra.Command {
 		Short: "Audit hosted repositories against their PRIVATE.txt / PUBLIC.txt markers",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "audit: name what to audit: guard audit github")
+			return guard.Fail(guard.BadInput, "audit: name what to audit: guard audit github")
 		},
 	}
 	cmd.AddCommand(newAuditGitHubCmd(env))

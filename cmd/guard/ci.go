@@ -22,7 +22,7 @@ GITHUB_EVENT_BEFORE (pushes), else the merge base with origin/HEAD. Exit 0 allow
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
 				if cmd.Flags().Changed("format") && opts.Format != ci.FormatJSON {
-					return guard.Exitf(guard.ExitUsage, "ci: --json and --format %s exclude each other", opts.Format)
+					return guard.Fail(guard.BadInput, "ci: --json and --format %s exclude each other", opts.Format)
 				}
 				opts.Format = ci.FormatJSON
 			}

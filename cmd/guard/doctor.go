@@ -34,12 +34,12 @@ func newDoctorCmd(env *guard.Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if server {
 				if len(args) > 0 {
-					return guard.Exitf(guard.ExitUsage, "doctor --server: name the bare repository with --repo, not as an argument")
+					return guard.Fail(guard.BadInput, "doctor --server: name the bare repository with --repo, not as an argument")
 				}
 				return install.RunServerDoctor(cmd.Context(), install.ServerOptions{Env: env, Repo: serverRepo, Layout: layout, JSON: o.JSON})
 			}
 			if serverRepo != "" {
-				return guard.Exitf(guard.ExitUsage, "doctor: --repo goes with --server (without it, name repositories as arguments)")
+				return guard.Fail(guard.BadInput, "doctor: --repo goes with --server (without it, name repositories as arguments)")
 			}
 			o.Roots = args
 			return install.RunDoctor(cmd.Context(), o)

@@ -23,7 +23,7 @@ var historyStateMutexes []string
 func notBuiltIn(name string) *cobra.Command {
 	return &cobra.Command{Use: name, Short: "(not in this build: -tags nohistory)",
 		RunE: func(*cobra.Command, []string) error {
-			return guard.Exitf(guard.ExitUsage, "%s: this guard was built with -tags nohistory, for benchmarks only", name)
+			return guard.Fail(guard.BadInput, "%s: this guard was built with -tags nohistory, for benchmarks only", name)
 		}}
 }
 

@@ -20,7 +20,7 @@ func newHookCmd(env *guard.Env) *cobra.Command {
 			"and records it in <git-common-dir>/guard/bypass.log.",
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "hook: name a hook: pre-commit, pre-merge-commit, pre-push, or on a server pre-receive, update, post-receive")
+			return guard.Fail(guard.BadInput, "hook: name a hook: pre-commit, pre-merge-commit, pre-push, or on a server pre-receive, update, post-receive")
 		},
 	}
 	cmd.AddCommand(

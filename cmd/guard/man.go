@@ -28,7 +28,7 @@ func newManCmd(env *guard.Env) *cobra.Command {
 		Args:   usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := os.MkdirAll(args[0], 0o755); err != nil {
-				return guard.Exitf(guard.ExitUsage, "man: %w", err)
+				return guard.Fail(guard.BadInput, "man: %w", err)
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // reproducible pages: no generation date
@@ -42,10 +42,10 @@ func newManCmd(env *guard.Env) *cobra.Command {
 			}
 			header := &doc.GenManHeader{Title: "GUARD", Section: "1", Source: root.Version}
 			if err := doc.GenManTree(root, header, args[0]); err != nil {
-				return guard.Exitf(guard.ExitUsage, "man: writing pages into %s: %w", args[0], err)
+				return guard.Fail(guard.BadInput, "man: writing pages into %s: %w", args[0], err)
 			}
 			if err := addManSections(filepath.Join(args[0], "guard.1")); err != nil {
-				return guard.Exitf(guard.ExitUsage, "man: %w", err)
+				return guard.Fail(guard.BadInput, "man: %w", err)
 			}
 			_, err := fmt.Fprintf(env.Stdout, "%s\n", args[0])
 			return err

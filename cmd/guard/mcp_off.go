@@ -14,6 +14,6 @@ import (
 func newMCPCmd(*guard.Env, buildInfo) *cobra.Command {
 	return &cobra.Command{Use: "mcp", Short: "(not in this build: -tags nomcp)",
 		RunE: func(*cobra.Command, []string) error {
-			return guard.Exitf(guard.ExitUsage, "mcp: this guard was built with -tags nomcp, for benchmarks only")
+			return guard.Fail(guard.BadInput, "mcp: this guard was built with -tags nomcp, for benchmarks only")
 		}}
 }

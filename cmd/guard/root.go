@@ -75,9 +75,9 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 // command nor its arguments.
 func usageError(cmd *cobra.Command, err error) error {
 	if !cmd.HasParent() {
-		return guard.Exitf(guard.ExitUsage, "%w\nsee '%s --help'", err, cmd.CommandPath())
+		return guard.Fail(guard.BadInput, "%w\nsee '%s --help'", err, cmd.CommandPath())
 	}
 	// main already prefixes "guard: ".
 	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
-	return guard.Exitf(guard.ExitUsage, "%s: %w\nusage: %s\nsee '%s --help'", name, err, cmd.UseLine(), cmd.CommandPath())
+	return guard.Fail(guard.BadInput, "%s: %w\nusage: %s\nsee '%s --help'", name, err, cmd.UseLine(), cmd.CommandPath())
 }

@@ -38,15 +38,15 @@ refuses its writes into every area locked by someone else (see guard sandbox).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if dash < 0 {
-				return guard.Exitf(guard.ExitUsage, "run: COMMAND goes after --: guard run [flags] DIR -- COMMAND [ARGS...]")
+				return guard.Fail(guard.BadInput, "run: COMMAND goes after --: guard run [flags] DIR -- COMMAND [ARGS...]")
 			}
 			switch {
 			case dash > 1:
-				return guard.Exitf(guard.ExitUsage, "run: one DIR before --, got %d", dash)
+				return guard.Fail(guard.BadInput, "run: one DIR before --, got %d", dash)
 			case dash == 1:
 				o.Dir = args[0]
 			case o.Resource == "":
-				return guard.Exitf(guard.ExitUsage, "run: no DIR before -- (or --resource URI)")
+				return guard.Fail(guard.BadInput, "run: no DIR before -- (or --resource URI)")
 			}
 			o.Args = args[dash:]
 			o.Contest = contestChoice(contested, noContest)

@@ -25,7 +25,7 @@ that cannot be read unambiguously (nothing written); 2: bad input.`,
 		// A missing action is a usage error, not a help page with exit 0 (an unknown one
 		// is answered for every command with subcommands: checkSubcommands).
 		Args: func(cmd *cobra.Command, args []string) error {
-			return guard.Exitf(guard.ExitUsage, "team: name an action: checkin, checkout, claim, release, show or message")
+			return guard.Fail(guard.BadInput, "team: name an action: checkin, checkout, claim, release, show or message")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return nil },
 	}

@@ -29,7 +29,7 @@ was nothing to release. User locks and locks of others are never touched.
 			case o.All:
 				o.Roots.Roots = args
 			case len(args) > 1:
-				return guard.Exitf(guard.ExitUsage, "unlock: one DIR or LOCKFILE (several ROOTs go with --all)")
+				return guard.Fail(guard.BadInput, "unlock: one DIR or LOCKFILE (several ROOTs go with --all)")
 			case len(args) == 1:
 				o.Target = args[0]
 			}
