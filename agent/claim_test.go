@@ -75,13 +75,13 @@ func TestClaimOnWriteLeasesTheTopLevelFolderUntilReleased(t *testing.T) {
 
 	t.Run("agent-release removes the lease of its identity only", func(t *testing.T) {
 		env, out, _ := fixtureEnv(root, "", nil)
-		err := RunRelease(ReleaseOptions{Env: env, Owner: "sess-2"})
+		err := RunRelease(t.Context(), ReleaseOptions{Env: env, Owner: "sess-2"})
 		require.NoError(t, err)
 		assert.Empty(t, out.String())
 		assert.FileExists(t, lease)
 
 		env, out, _ = fixtureEnv(root, `{"session_id":"sess-1","cwd":"`+root+`/repo/free","hook_event_name":"SessionEnd","reason":"exit"}`, nil)
-		require.NoError(t, RunRelease(ReleaseOptions{Env: env, Hook: Claude}))
+		require.NoError(t, RunRelease(t.Context(), ReleaseOptions{Env: env, Hook: Claude}))
 		assert.Equal(t, "released "+lease+"\n", out.String())
 		assert.NoFileExists(t, lease)
 		assert.FileExists(t, filepath.Join(root, "repo", "mine", "LOCK.txt"), "a lock the identity took by hand is not a lease")
@@ -103,7 +103,7 @@ func TestAgentReleaseOfASharedOwnerFreesItsOwnSessionsLeases(t *testing.T) {
 
 	end := func(session string) string {
 		env, out, _ := fixtureEnv(root, `{"session_id":"`+session+`","cwd":"`+root+`/repo","hook_event_name":"SessionEnd"}`, shared)
-		require.NoError(t, RunRelease(ReleaseOptions{Env: env, Hook: Claude}))
+		require.NoError(t, RunRelease(t.Context(), ReleaseOptions{Env: env, Hook: Claude}))
 		return out.String()
 	}
 	assert.Empty(t, end("sess-b"), "another session of the same owner leaves it")
@@ -167,7 +167,7 @@ func TestClaimOnWriteChecksIntoTheTeamLockOfItsHost(t *testing.T) {
 
 	env, stdout, _ := fixtureEnv(root, "", map[string]string{"GUARD_OWNER": "sess-1"})
 	env.Dir = filepath.Join(area, "src")
-	require.NoError(t, RunRelease(ReleaseOptions{Env: env, JSON: true}))
+	require.NoError(t, RunRelease(t.Context(), ReleaseOptions{Env: env, JSON: true}))
 	var res ReleaseResult
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &res))
 	assert.Equal(t, ReleaseResult{Owner: "sess-1", Released: []string{}, TeamClaims: []ReleasedTeamLock{{Lock: got.Path, Resources: []string{"src/a.go"}}}, Errors: []string{}}, res)
@@ -181,7 +181,7 @@ func TestAgentReleaseNeedsAnIdentity(t *testing.T) {
 	var out bytes.Buffer
 	env, _, _ := fixtureEnv(root, "", nil)
 	env.Stdout = &out
-	err := RunRelease(ReleaseOptions{Env: env})
+	err := RunRelease(t.Context(), ReleaseOptions{Env: env})
 	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
 	assert.ErrorContains(t, err, "whose leases?")
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,7 +51,7 @@ type ReleasedTeamLock struct {
 // folders, where claims put them) and releases its file claims in the team locks
 // there and above. Exit 0 when everything found was released (also when there was
 // nothing), 1 when something could not be released.
-func RunRelease(opts ReleaseOptions) error {
+func RunRelease(ctx context.Context, opts ReleaseOptions) error {
 	env := opts.Env
 	owner, dir, session := opts.Owner, opts.Dir, opts.Session
 	if opts.Hook != "" {
@@ -89,7 +90,7 @@ func RunRelease(opts ReleaseOptions) error {
 		if !isLeaseOf(l, owner) || !leaseOfSession(l, session) {
 			continue
 		}
-		releaseOwn(env, &res, l.Path, owner, now)
+		releaseOwn(ctx, env, &res, l.Path, owner, now)
 	}
 	// The claims the session made through guard mcp (its journal; another session of
 	// the same owner keeps its own): those still its own.
@@ -98,7 +99,7 @@ func RunRelease(opts ReleaseOptions) error {
 		if err != nil || l.Owner != owner || slices.Contains(res.Released, p) {
 			continue // released, taken over or expired and pruned since: not ours now
 		}
-		releaseOwn(env, &res, p, owner, now)
+		releaseOwn(ctx, env, &res, p, owner, now)
 	}
 	if len(res.Errors) == 0 {
 		guard.ForgetAgentClaims(env, owner, session)
@@ -164,8 +165,8 @@ func leaseSession(purpose string) (string, bool) {
 
 // releaseOwn releases owner's lock at path into res: a lock a backend holds goes
 // there first (its file with it).
-func releaseOwn(env *guard.Env, res *ReleaseResult, path, owner string, now time.Time) {
-	if found, err := guard.ReleaseHeld(env, path, owner); found || err != nil {
+func releaseOwn(ctx context.Context, env *guard.Env, res *ReleaseResult, path, owner string, now time.Time) {
+	if found, err := guard.ReleaseHeld(ctx, env, path, owner); found || err != nil {
 		if err != nil {
 			res.Errors = append(res.Errors, err.Error())
 		} else {

@@ -637,7 +637,7 @@ func FuzzVisibilityCache(f *testing.F) {
 		if ok && vis == "" {
 			t.Fatalf("a cache hit without a visibility")
 		}
-		writeVisibilityCache(p, "github.com/a/b", github.VisibilityPrivate, now)
+		writeVisibilityCache(t.Context(), p, "github.com/a/b", github.VisibilityPrivate, now)
 		vis, ok = readVisibilityCache(p, "github.com/a/b", now)
 		if !ok || vis != github.VisibilityPrivate {
 			t.Fatalf("written answer not read back: %q %v", vis, ok)

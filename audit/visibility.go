@@ -100,7 +100,7 @@ func PushVisibility(ctx context.Context, opts VisibilityOptions) (warning string
 		vis, reason = github.FetchVisibility(tctx, apiURL, github.Token(env), opts.HTTPClient, env, key)
 		cancel()
 		if vis != "" {
-			writeVisibilityCache(cachePath, key, vis, now)
+			writeVisibilityCache(ctx, cachePath, key, vis, now)
 		}
 	}
 	private := markers.Private[0]
@@ -172,14 +172,14 @@ func readVisibilityCache(path string, key github.RepoKey, now time.Time) (string
 // writeVisibilityCache records an answer, under the cache's mutex so that a
 // concurrent push's answer is kept. Failing to cache only costs a request next time,
 // so errors are dropped.
-func writeVisibilityCache(path string, key github.RepoKey, vis string, now time.Time) {
+func writeVisibilityCache(ctx context.Context, path string, key github.RepoKey, vis string, now time.Time) {
 	if path == "" {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cacheWait)
+	ctx, cancel := context.WithTimeout(ctx, cacheWait)
 	defer cancel()
 	release, err := filelock.Beside(path).Lock(ctx)
 	if err != nil {

@@ -101,7 +101,7 @@ func TestStatusAndLockNameTheFolderTheKernelReaches(t *testing.T) {
 	})
 	t.Run("lock free/sub/.. claims the folder the kernel reaches, where alice's lock is", func(t *testing.T) {
 		env, out, errb := checkEnv(root, nil)
-		err := RunLock(LockOptions{Env: env, Dir: "free/sub/.."})
+		err := RunLock(t.Context(), LockOptions{Env: env, Dir: "free/sub/.."})
 		assert.Equal(t, guard.ExitRefused, guard.ExitCode(err), "stdout: %s stderr: %s", out, errb)
 		assert.ErrorContains(t, err, "lock refused: "+lock+" is held by alice")
 		assert.NoFileExists(t, filepath.Join(root, "free", "LOCK.txt"), "the lexical folder is not locked")

@@ -72,8 +72,6 @@ type LockOptions struct {
 	// Resource is --resource: the URI of a resource to lock in the resources
 	// directory instead of a folder.
 	Resource string
-	// Context ends a wait early (nil: context.Background()).
-	Context context.Context
 }
 
 // LockJSON is `guard lock --json`.
@@ -106,9 +104,9 @@ type ContestJSON struct {
 // joined; 1 refused (another live lock covers the area, or the path is taken by
 // something that is not a lock); 2 bad input; 3 lost the contest and removed the own
 // lock (1 when that removal failed).
-func RunLock(o LockOptions) error {
+func RunLock(ctx context.Context, o LockOptions) error {
 	env := o.Env
-	c, err := claimLock(o, "lock")
+	c, err := claimLock(ctx, o, "lock")
 	if err != nil {
 		return err
 	}
@@ -133,8 +131,9 @@ type lockClaim struct {
 
 // claimLock is the one claim path of guard lock and guard run (cmd names the
 // command in messages): validation, identity, RESPECT through the policy, the
-// atomic claim, waiting (--wait), and the contest. Nothing is printed on stdout.
-func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
+// atomic claim, waiting (--wait, which ctx ends early), and the contest. Nothing is
+// printed on stdout.
+func claimLock(ctx context.Context, o LockOptions, cmd string) (*lockClaim, error) {
 	env := o.Env
 	kind, err := o.kind()
 	if err != nil {
@@ -145,7 +144,7 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 		return nil, err
 	}
 	if o.Resource != "" {
-		return claimResource(o, cmd, wait)
+		return claimResource(ctx, o, cmd, wait)
 	}
 	if kind == lockcore.Condition && strings.TrimSpace(o.ReleaseCondition) == "" {
 		return nil, guard.Fail(guard.BadInput, "%s: --condition needs --release-condition", cmd)
@@ -177,7 +176,7 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 	if err != nil {
 		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
-	return hold(o, cmd, wait, guard.NewPolicy(env, id).ClaimRequest(spec, o.Force), pb)
+	return hold(ctx, o, cmd, wait, guard.NewPolicy(env, id).ClaimRequest(spec, o.Force), pb)
 }
 
 // hold makes the claim (waiting up to wait) and runs the contest after a fresh
@@ -185,12 +184,8 @@ func claimLock(o LockOptions, cmd string) (*lockClaim, error) {
 //
 // With a backend (pb non-nil) the claim wins there first and the lock file follows
 // (guard.LockerFor); etcd, not a contest over the files, decides, so no contest runs.
-func hold(o LockOptions, cmd string, wait time.Duration, req lockcore.Request, pb *guard.ProjectBackend) (*lockClaim, error) {
+func hold(ctx context.Context, o LockOptions, cmd string, wait time.Duration, req lockcore.Request, pb *guard.ProjectBackend) (*lockClaim, error) {
 	env := o.Env
-	ctx := o.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	spec := req.Spec
 	onWait, stopProgress := waitProgress(env, cmd, wait)
 	req.Wait, req.OnWait = wait, onWait

@@ -54,7 +54,7 @@ func TestRunLockContest(t *testing.T) {
 			now := lockT0
 			env, out, errb := lockTestEnv(dir, lockcore.ClockFunc(func() time.Time { return now }), nil)
 			slept := time.Duration(0)
-			err := RunLock(LockOptions{
+			err := RunLock(t.Context(), LockOptions{
 				Env: env, LockNaming: LockNaming{Team: "HOSTB", Scope: "s"}, Expires: "1h",
 				Contest: &yes, Quarantine: 120, JSON: true,
 				Sleep: func(d time.Duration) {
@@ -88,7 +88,7 @@ func TestRunLockQuarantineZeroDecidesAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	env, out, _ := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
 	yes := true
-	err := RunLock(LockOptions{Env: env, LockNaming: LockNaming{Team: "HOSTB"}, Contest: &yes, Quarantine: 0,
+	err := RunLock(t.Context(), LockOptions{Env: env, LockNaming: LockNaming{Team: "HOSTB"}, Contest: &yes, Quarantine: 0,
 		Sleep: func(time.Duration) { t.Fatal("no quarantine means no sleep") }})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "LOCK.team.HOSTB.txt")+"\n", out.String())
@@ -121,7 +121,7 @@ func TestRunLockContestsByItselfInACloudFolderUnderAutomation(t *testing.T) {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	env, _, errb := lockTestEnv(dir, lockcore.FixedClock(lockT0), map[string]string{"CI": "true"})
 	var slept time.Duration
-	err := RunLock(LockOptions{Env: env, Quarantine: -1, Sleep: func(d time.Duration) { slept = d }})
+	err := RunLock(t.Context(), LockOptions{Env: env, Quarantine: -1, Sleep: func(d time.Duration) { slept = d }})
 	require.NoError(t, err)
 	assert.Equal(t, lockcore.DefaultQuarantine, slept)
 	assert.Contains(t, errb.String(), "contested claim")

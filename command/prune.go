@@ -54,7 +54,7 @@ type PruneError struct {
 // or until locks, printing "removed <path>" (or, with DryRun, "would remove <path>")
 // for each. A lock that a live one replaced since the scan is kept and reported on
 // stderr. Exit 0, or 2 when a lock could not be removed.
-func RunPrune(o PruneOptions) error {
+func RunPrune(ctx context.Context, o PruneOptions) error {
 	env := o.Env
 	if err := requireRoots(env, o.Roots); err != nil {
 		return err
@@ -115,7 +115,7 @@ func RunPrune(o PruneOptions) error {
 		notice := PruneNotice{PruneJSON: out, Time: at, Event: "lock_expired", Paths: out.Removed, Timestamp: at}
 		// The notification is a courtesy: its failure is said, and the prune's outcome
 		// stands as it is.
-		if err := webhook.Post(context.Background(), o.Webhook, notice, o.WebhookTimeout); err != nil {
+		if err := webhook.Post(ctx, o.Webhook, notice, o.WebhookTimeout); err != nil {
 			fmt.Fprintf(env.Stderr, "guard prune: warning: %v (the locks were pruned all the same)\n", err)
 		}
 	}

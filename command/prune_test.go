@@ -33,14 +33,14 @@ func TestRunPrune(t *testing.T) {
 	a, b := filepath.Join(root, "a", "LOCK.txt"), filepath.Join(root, "b", "LOCK.team.x.h.txt")
 
 	env, out, errb := readEnv(root, nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env, DryRun: true}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, DryRun: true}))
 	assert.Equal(t, "would remove "+a+"\nwould remove "+b+"\n", out.String())
 	assert.Empty(t, errb.String())
 	assert.FileExists(t, a)
 	assert.FileExists(t, b)
 
 	env, out, errb = readEnv(root, nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env}))
 	assert.Equal(t, "removed "+a+"\nremoved "+b+"\n", out.String())
 	assert.Empty(t, errb.String())
 	assert.NoFileExists(t, a)
@@ -50,7 +50,7 @@ func TestRunPrune(t *testing.T) {
 	}
 
 	env, out, _ = readEnv(root, nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env}))
 	assert.Empty(t, out.String(), "nothing left to prune")
 }
 
@@ -58,11 +58,11 @@ func TestRunPruneRootsAndJSON(t *testing.T) {
 	root := pruneFixture(t)
 	a := filepath.Join(root, "a", "LOCK.txt")
 	env, out, _ := readEnv(t.TempDir(), nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env, DryRun: true, JSON: true, RootsInput: command.RootsInput{Roots: []string{filepath.Join(root, "a"), filepath.Join(root, "d")}}}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, DryRun: true, JSON: true, RootsInput: command.RootsInput{Roots: []string{filepath.Join(root, "a"), filepath.Join(root, "d")}}}))
 	assert.JSONEq(t, `{"dry_run": true, "removed": [], "would_remove": ["`+a+`"], "kept": [], "errors": []}`, out.String())
 
 	env, out, _ = readEnv(root, nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env, JSON: true, RootsInput: command.RootsInput{Roots: []string{"a"}}}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, JSON: true, RootsInput: command.RootsInput{Roots: []string{"a"}}}))
 	var got command.PruneJSON
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, []string{a}, got.Removed)
@@ -70,7 +70,7 @@ func TestRunPruneRootsAndJSON(t *testing.T) {
 
 	files(t, root, map[string]string{"roots.json": "{not json"})
 	env, _, _ = readEnv(root, nil)
-	err := command.RunPrune(command.PruneOptions{Env: env, RootsInput: command.RootsInput{RootsFile: "roots.json"}})
+	err := command.RunPrune(t.Context(), command.PruneOptions{Env: env, RootsInput: command.RootsInput{RootsFile: "roots.json"}})
 	assert.Equal(t, 2, guard.ExitCode(err))
 	assert.ErrorContains(t, err, filepath.Join(root, "roots.json")+":1:")
 }

@@ -50,12 +50,12 @@ func TestPruneWebhookPostsWhatWasRemoved(t *testing.T) {
 
 	// A dry run posts nothing.
 	env, _, errb := readEnv(root, nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env, DryRun: true, Webhook: srv.URL + "/hook"}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, DryRun: true, Webhook: srv.URL + "/hook"}))
 	assert.Empty(t, errb.String())
 	assert.Empty(t, rc.posts, "a dry run never posts")
 
 	env, out, errb := readEnv(root, nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env, JSON: true, Webhook: srv.URL + "/hook"}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, JSON: true, Webhook: srv.URL + "/hook"}))
 	assert.Empty(t, errb.String())
 	require.Len(t, rc.posts, 1)
 	var printed map[string]any
@@ -75,7 +75,7 @@ func TestPruneWebhookPostsWhatWasRemoved(t *testing.T) {
 
 	// Nothing left to remove: nothing to say.
 	env, _, _ = readEnv(root, nil)
-	require.NoError(t, command.RunPrune(command.PruneOptions{Env: env, Webhook: srv.URL + "/hook"}))
+	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, Webhook: srv.URL + "/hook"}))
 	assert.Len(t, rc.posts, 1, "a prune that removed nothing posts nothing")
 }
 
@@ -118,7 +118,7 @@ func TestPruneWebhookFailureOnlyWarns(t *testing.T) {
 			root := pruneFixture(t)
 			a := filepath.Join(root, "a", "LOCK.txt")
 			env, out, errb := readEnv(root, nil)
-			err := command.RunPrune(command.PruneOptions{Env: env, Webhook: c.setup(t), WebhookTimeout: 300 * time.Millisecond})
+			err := command.RunPrune(t.Context(), command.PruneOptions{Env: env, Webhook: c.setup(t), WebhookTimeout: 300 * time.Millisecond})
 			require.NoError(t, err, "a failed webhook does not change the exit code")
 			assert.Contains(t, out.String(), "removed "+a+"\n")
 			assert.NoFileExists(t, a)
@@ -134,7 +134,7 @@ func TestPruneWebhookRefusesABadURLBeforePruning(t *testing.T) {
 		root := pruneFixture(t)
 		a := filepath.Join(root, "a", "LOCK.txt")
 		env, out, _ := readEnv(root, nil)
-		err := command.RunPrune(command.PruneOptions{Env: env, Webhook: u})
+		err := command.RunPrune(t.Context(), command.PruneOptions{Env: env, Webhook: u})
 		assert.Equal(t, guard.ExitUsage, guard.ExitCode(err), u)
 		assert.ErrorContains(t, err, "(nothing was pruned)")
 		assert.Empty(t, out.String())

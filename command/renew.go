@@ -27,7 +27,7 @@ type RenewOptions struct {
 // RunRenew moves created to now for the caller's own live lock (CONTRACT.md `guard
 // renew`) and prints its path. Exit 1 when the lock is missing, expired or someone
 // else's; 2 on bad input.
-func RunRenew(o RenewOptions) error {
+func RunRenew(ctx context.Context, o RenewOptions) error {
 	env := o.Env
 	path, err := resolveTarget(env, "renew", o.Target, o.LockNaming)
 	if o.Resource != "" {
@@ -48,7 +48,7 @@ func RunRenew(o RenewOptions) error {
 	now := env.Clock.Now()
 	l, err := onHeldLock(pb,
 		func() (*lockcore.Lock, bool, error) {
-			return backend.Renew(context.Background(), pb, path, o.Resource, id.Owner, o.Expires, now)
+			return backend.Renew(ctx, pb, path, o.Resource, id.Owner, o.Expires, now)
 		},
 		func() (*lockcore.Lock, error) { return lockcore.Renew(path, id.Owner, o.Expires, now, now.Location()) })
 	switch {

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,7 +64,7 @@ func resourcePath(env *guard.Env, cmd, uri, target string, n LockNaming, create 
 
 // claimResource is claimLock for --resource: the lock file of the resource in the
 // resources directory, with the resources' RESPECT (guard.Policy.CheckResourceClaim).
-func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, error) {
+func claimResource(ctx context.Context, o LockOptions, cmd string, wait time.Duration) (*lockClaim, error) {
 	env := o.Env
 	path, err := resourcePath(env, cmd, o.Resource, o.Dir, o.LockNaming, true)
 	if err != nil {
@@ -90,7 +91,7 @@ func claimResource(o LockOptions, cmd string, wait time.Duration) (*lockClaim, e
 	if err != nil {
 		return nil, guard.Fail(guard.BadInput, "%s: %w", cmd, err)
 	}
-	return hold(o, cmd, wait, guard.NewPolicy(env, id).ResourceClaimRequest(spec, o.Force), pb)
+	return hold(ctx, o, cmd, wait, guard.NewPolicy(env, id).ResourceClaimRequest(spec, o.Force), pb)
 }
 
 // resourceStatus is guard status --resource: 0 when no active lock holds the

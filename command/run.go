@@ -47,7 +47,7 @@ type RunOptions struct {
 // grace SIGKILL, and exits 5. A refused claim runs nothing: 1, or 3 for a lost
 // contest. A COMMAND that cannot be found is 127 (126 when it cannot be started), as
 // env(1) and timeout(1) answer, and nothing is claimed for it.
-func RunRun(o RunOptions) error {
+func RunRun(ctx context.Context, o RunOptions) error {
 	env := o.Env
 	if len(o.Args) == 0 {
 		return guard.Fail(guard.BadInput, "run: no COMMAND (guard run [flags] DIR -- COMMAND [ARGS...])")
@@ -64,7 +64,7 @@ func RunRun(o RunOptions) error {
 	if err != nil {
 		return guard.Fail(guard.CommandNotFound, "run: %w", err)
 	}
-	c, err := claimLock(o.LockOptions, "run")
+	c, err := claimLock(ctx, o.LockOptions, "run")
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func RunRun(o RunOptions) error {
 	res := h.Acquired()
 	reportClaim(env, "run", res, false)
 	fmt.Fprintf(env.Stderr, "guard run: holding %s (fence %d); running %s\n", res.Path, res.Fence, strings.Join(o.Args, " "))
-	code, runErr := superviseChild(o, prog, h, grace)
+	code, runErr := superviseChild(ctx, o, prog, h, grace)
 	// A lock held before run started (renewed, not created) is the holder's to keep;
 	// a joined team lock belongs to its owner.
 	// COMMAND may end by itself before guard has seen the loss (guard was paused,
@@ -89,7 +89,7 @@ func RunRun(o RunOptions) error {
 	case h.Err() != nil:
 		lostWhy = h.Err()
 	default:
-		err := h.Release(context.Background())
+		err := h.Release(ctx)
 		switch {
 		case errors.Is(err, lockcore.ErrFenceChanged), errors.Is(err, guard.ErrBackendLost):
 			lostWhy = err
@@ -117,7 +117,7 @@ func RunRun(o RunOptions) error {
 // superviseChild starts COMMAND and watches it, its signals, its lock's renewal and
 // its lock's loss until it has exited. It returns COMMAND's exit code, or the outcome
 // LockLost when the lock was lost.
-func superviseChild(o RunOptions, prog string, h lockcore.Handle, grace time.Duration) (int, error) {
+func superviseChild(ctx context.Context, o RunOptions, prog string, h lockcore.Handle, grace time.Duration) (int, error) {
 	env := o.Env
 	cmd := childCommand(o, prog, h)
 	g, err := startChild(o, cmd, grace)
@@ -138,7 +138,7 @@ func superviseChild(o RunOptions, prog string, h lockcore.Handle, grace time.Dur
 		case s := <-o.Signals:
 			g.Signal(s)
 		case <-renew:
-			if err := h.Renew(context.Background()); err != nil && h.Err() == nil {
+			if err := h.Renew(ctx); err != nil && h.Err() == nil {
 				fmt.Fprintf(env.Stderr, "guard run: warning: renewing %s: %v (trying again)\n", h.Path(), err)
 			}
 		case <-lost:

@@ -70,7 +70,7 @@ func TestUnlockAllShowsTheFoldersWalkedAtATerminal(t *testing.T) {
 		e := envtest.New(envtest.Dir(root), envtest.Vars(map[string]string{"HOME": t.TempDir()}),
 			envtest.Clock(lockcore.ClockFunc(func() time.Time { at = at.Add(time.Second); return at })))
 		e.StderrTTY = tty
-		require.NoError(t, command.RunUnlock(command.UnlockOptions{Env: e.Env, All: true, Owner: "alice"}), e.Err.String())
+		require.NoError(t, command.RunUnlock(t.Context(), command.UnlockOptions{Env: e.Env, All: true, Owner: "alice"}), e.Err.String())
 		assert.Equal(t, "released "+root+"/a/LOCK.txt\n", e.Out.String())
 		if tty {
 			assert.Equal(t, "\rguard unlock --all: 64 folders walked\x1b[K\r\x1b[K", e.Err.String())

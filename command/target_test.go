@@ -19,10 +19,10 @@ func TestUnlockAndRenewTakeASymlinkedDirectoryAsTheDIR(t *testing.T) {
 		run  func(env *guard.Env, target string) error
 	}{
 		{"renew through a symlink to the locked directory renews the lock in it", func(env *guard.Env, target string) error {
-			return RunRenew(RenewOptions{Env: env, Target: target, Owner: "me"})
+			return RunRenew(t.Context(), RenewOptions{Env: env, Target: target, Owner: "me"})
 		}},
 		{"unlock through a symlink to the locked directory removes the lock in it", func(env *guard.Env, target string) error {
-			return RunUnlock(UnlockOptions{Env: env, Target: target, Owner: "me"})
+			return RunUnlock(t.Context(), UnlockOptions{Env: env, Target: target, Owner: "me"})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,9 +63,9 @@ func TestUnlockAndRenewMatchTheLockNameIgnoringCase(t *testing.T) {
 				env, out, errb := lockTestEnv(dir, lockcore.FixedClock(lockT0.Add(time.Minute)), nil)
 				var err error
 				if cmd == "renew" {
-					err = RunRenew(RenewOptions{Env: env, Target: tc.target, LockNaming: tc.naming, Owner: "me"})
+					err = RunRenew(t.Context(), RenewOptions{Env: env, Target: tc.target, LockNaming: tc.naming, Owner: "me"})
 				} else {
-					err = RunUnlock(UnlockOptions{Env: env, Target: tc.target, LockNaming: tc.naming, Owner: "me"})
+					err = RunUnlock(t.Context(), UnlockOptions{Env: env, Target: tc.target, LockNaming: tc.naming, Owner: "me"})
 				}
 				require.NoError(t, err, errb.String())
 				assert.Equal(t, p+"\n", out.String())
@@ -88,7 +88,7 @@ func TestALockRefusedByALockThatNeverExpiresDoesNotSayWaitForIt(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.body), 0o644))
 			env, _, _ := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
-			err := RunLock(LockOptions{Env: env, Owner: "bob", Quarantine: -1})
+			err := RunLock(t.Context(), LockOptions{Env: env, Owner: "bob", Quarantine: -1})
 			require.Error(t, err)
 			assert.Equal(t, guard.ExitRefused, guard.ExitCode(err))
 			assert.NotContains(t, err.Error(), "wait until it expires")
@@ -101,7 +101,7 @@ func TestLockTeamHostAndHostMayDifferInCaseOnly(t *testing.T) {
 	dir := t.TempDir()
 	env, out, errb := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
 	no := false
-	err := RunLock(LockOptions{Env: env, LockNaming: LockNaming{Team: "LAPTOP"}, Host: "laptop", Owner: "me", Contest: &no, Quarantine: -1})
+	err := RunLock(t.Context(), LockOptions{Env: env, LockNaming: LockNaming{Team: "LAPTOP"}, Host: "laptop", Owner: "me", Contest: &no, Quarantine: -1})
 	require.NoError(t, err, errb.String())
 	assert.Equal(t, filepath.Join(dir, "LOCK.team.LAPTOP.txt")+"\n", out.String())
 }

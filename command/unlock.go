@@ -39,10 +39,10 @@ type UnlockJSON struct {
 // someone else's only with --force; a user lock only with --force from a terminal.
 // It prints the removed lock's path on stdout. Exit 1 when refused or when there is
 // no such lock, 2 on bad input.
-func RunUnlock(o UnlockOptions) error {
+func RunUnlock(ctx context.Context, o UnlockOptions) error {
 	env := o.Env
 	if o.All {
-		return runUnlockAll(o)
+		return runUnlockAll(ctx, o)
 	}
 	path, err := unlockTarget(o)
 	if err != nil {
@@ -55,7 +55,7 @@ func RunUnlock(o UnlockOptions) error {
 	now := env.Clock.Now()
 	l, err := onHeldLock(pb,
 		func() (*lockcore.Lock, bool, error) {
-			return backend.Release(context.Background(), pb, path, o.Resource, id.Owner, o.Force, env.StdinTTY, now.Location())
+			return backend.Release(ctx, pb, path, o.Resource, id.Owner, o.Force, env.StdinTTY, now.Location())
 		},
 		func() (*lockcore.Lock, error) {
 			return lockcore.Release(path, lockcore.ReleaseOptions{

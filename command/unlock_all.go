@@ -30,7 +30,7 @@ type KeptLockJSON struct {
 // locks are never released (only a person removes them), nor a lock that carries a
 // token (it needs --token, which names one lock). Exit 0, also when there was
 // nothing to release; 2 when a release failed.
-func runUnlockAll(o UnlockOptions) error {
+func runUnlockAll(ctx context.Context, o UnlockOptions) error {
 	env := o.Env
 	if o.Target != "" || o.Resource != "" || o.LockNaming != (LockNaming{}) || o.Force || o.Token != "" {
 		return guard.Fail(guard.BadInput, "unlock --all: takes ROOTs, --roots-file and --owner; a DIR, LOCKFILE, --resource, naming flags, --token or --force name one lock")
@@ -67,7 +67,7 @@ func runUnlockAll(o UnlockOptions) error {
 		}
 		if keep == "" {
 			// A lock a backend holds goes there first, its file with it.
-			found, err := guard.ReleaseHeld(env, l.Path, id.Owner)
+			found, err := guard.ReleaseHeld(ctx, env, l.Path, id.Owner)
 			if !found && err == nil {
 				_, err = lockcore.Release(l.Path, lockcore.ReleaseOptions{Owner: id.Owner, Now: now})
 			}
@@ -103,7 +103,7 @@ func runUnlockAll(o UnlockOptions) error {
 		done[strings.ToLower(k.Path)] = true
 	}
 	for _, pb := range guard.RootBackends(env, paths) {
-		held, _, err := pb.HeldLocks(context.Background(), now.Location())
+		held, _, err := pb.HeldLocks(ctx, now.Location())
 		if err != nil {
 			out.Errors = append(out.Errors, err.Error())
 			fmt.Fprintf(env.Stderr, "guard unlock --all: %v\n", err)
@@ -117,7 +117,7 @@ func runUnlockAll(o UnlockOptions) error {
 				out.Kept = append(out.Kept, KeptLockJSON{Path: l.Path, Reason: "a user lock: only a person removes it"})
 				continue
 			}
-			if _, err := guard.ReleaseHeld(env, l.Path, id.Owner); err != nil {
+			if _, err := guard.ReleaseHeld(ctx, env, l.Path, id.Owner); err != nil {
 				out.Errors = append(out.Errors, fmt.Sprintf("%s: %v", l.Path, err))
 				continue
 			}

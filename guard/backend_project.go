@@ -153,7 +153,7 @@ func LockerFor(env *Env, pb *ProjectBackend) (lockcore.Locker, error) {
 // ReleaseHeld releases owner's lock at path in the backend of its project, when the
 // project has one and holds that lock: found says whether it did (the lock file is
 // then gone too); otherwise the caller releases the file as without a backend.
-func ReleaseHeld(env *Env, path, owner string) (found bool, err error) {
+func ReleaseHeld(ctx context.Context, env *Env, path, owner string) (found bool, err error) {
 	s, err := ResolveSubject(env, filepath.Dir(path), Identity{})
 	if err != nil {
 		return false, err
@@ -165,7 +165,7 @@ func ReleaseHeld(env *Env, path, owner string) (found bool, err error) {
 	if env.BackendRelease == nil {
 		return false, fmt.Errorf("%s: [backend] is set, but this guard cannot release there", pb.Config.Path)
 	}
-	return env.BackendRelease(context.Background(), pb, path, owner)
+	return env.BackendRelease(ctx, pb, path, owner)
 }
 
 // HeldLocks are the folder locks pb's backend holds, as lockcore.Locks at their

@@ -26,7 +26,7 @@ func RunPreMergeCommit(ctx context.Context, env *guard.Env) error {
 func runCommitHook(ctx context.Context, env *guard.Env, hook string) error {
 	o := outcome{hook: hook}
 	err := recovered(func() error { return preCommit(ctx, env, &o) })
-	return finish(env, o, err)
+	return finish(ctx, env, o, err)
 }
 
 func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {

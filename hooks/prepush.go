@@ -48,7 +48,7 @@ func RunPrePush(ctx context.Context, env *guard.Env, remote, url string, stdin i
 		}
 		return checkVisibility(ctx, env, vis, &o)
 	})
-	return finish(env, o, err)
+	return finish(ctx, env, o, err)
 }
 
 // Visibility is the pre-push check of the remote's visibility against PRIVATE.txt:

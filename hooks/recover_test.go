@@ -22,7 +22,7 @@ func TestABugInAHookFailsClosedWithTheBypassHint(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			env := envtest.New(envtest.At(time.Date(2026, 3, 1, 12, 0, 0, 0, time.Local)), envtest.Dir(t.TempDir()))
-			err := finish(env.Env, outcome{hook: tc.hook}, recovered(func() error { panic("boom") }))
+			err := finish(t.Context(), env.Env, outcome{hook: tc.hook}, recovered(func() error { panic("boom") }))
 			assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
 			assert.Contains(t, env.Err.String(), "guard: "+tc.hook+": cannot check this "+tc.verb+": internal error: boom")
 			assert.Contains(t, env.Err.String(), `GUARD_BYPASS="<reason>" git `+tc.verb)

@@ -33,7 +33,7 @@ type outcome struct {
 // (fail closed). GUARD_BYPASS lets a refusal or an error through and records it in
 // the bypass log (one entry for everything the hook refused, locks, markers and
 // visibility alike).
-func finish(env *guard.Env, o outcome, runErr error) error {
+func finish(ctx context.Context, env *guard.Env, o outcome, runErr error) error {
 	w := env.Stderr
 	decisions := make([]*guard.Decision, 0, len(o.checks))
 	for _, c := range o.checks {
@@ -65,7 +65,7 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 	}
 	if v.Bypassed() {
 		reason := v.Bypass.Reason
-		logPath, err := writeBypass(env, o, reason, v.Refused, runErr)
+		logPath, err := writeBypass(ctx, env, o, reason, v.Refused, runErr)
 		if err != nil {
 			fmt.Fprintf(w, "guard: %s: GUARD_BYPASS is set but the bypass cannot be recorded: %v\n", o.hook, err)
 			fmt.Fprintf(w, "guard: refusing (fail closed): a bypass needs its audit trail. Fix the log, or skip the hook with `git %s --no-verify`.\n", verb)
@@ -85,10 +85,10 @@ func finish(env *guard.Env, o outcome, runErr error) error {
 }
 
 // writeBypass appends the bypass to the repository's log and returns the log's path.
-func writeBypass(env *guard.Env, o outcome, reason string, refused bool, runErr error) (string, error) {
+func writeBypass(ctx context.Context, env *guard.Env, o outcome, reason string, refused bool, runErr error) (string, error) {
 	if o.repo.CommonDir == "" {
 		// A hook started by git knows only its top level so far.
-		r, err := gitrun.OpenRepo(context.Background(), gitrun.New(env.Dir, env.Env))
+		r, err := gitrun.OpenRepo(ctx, gitrun.New(env.Dir, env.Env))
 		if err != nil {
 			return "", fmt.Errorf("no git directory to keep the log in: %w", err)
 		}

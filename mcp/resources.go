@@ -71,7 +71,7 @@ func (sv *Server) readLocks(_ context.Context, req *sdk.ReadResourceRequest) (*s
 // subscribe starts, for the first subscriber, the watcher guard watch uses on the
 // project: every lock event it reports (taken, renewed, released, expired, taken
 // over) becomes one notifications/resources/updated for guard://locks.
-func (sv *Server) subscribe(_ context.Context, req *sdk.SubscribeRequest) error {
+func (sv *Server) subscribe(reqCtx context.Context, req *sdk.SubscribeRequest) error {
 	if req.Params.URI != LocksURI {
 		return fmt.Errorf("guard mcp has no resource %q to subscribe to (only %s)", req.Params.URI, LocksURI)
 	}
@@ -85,7 +85,8 @@ func (sv *Server) subscribe(_ context.Context, req *sdk.SubscribeRequest) error 
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	// The watch outlives the subscribe request: it ends with the server (stopWatch).
+	ctx, cancel := context.WithCancel(context.WithoutCancel(reqCtx))
 	ready := make(chan struct{})
 	var once sync.Once
 	sv.watchCancel, sv.watchDone = cancel, make(chan struct{})

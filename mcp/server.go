@@ -118,7 +118,8 @@ func Run(ctx context.Context, o Options) error {
 	sv := New(o)
 	defer sv.stopWatch()
 	if o.ReleaseOnExit {
-		defer sv.releaseClaims()
+		// The claims go when the client goes, whatever ended the serving.
+		defer sv.releaseClaims(context.WithoutCancel(ctx))
 	}
 	out := &lockedWriter{w: o.Env.Stdout}
 	t := &sdk.IOTransport{Reader: filterInput(o.Env.Stdin, out, sv.drain), Writer: out}
@@ -283,12 +284,12 @@ func (sv *Server) remember(lockJSON []byte, owner string) {
 
 // releaseClaims releases the claims this server made that are still their owner's
 // (ReleaseOnExit), as agent-release would at the session's end.
-func (sv *Server) releaseClaims() {
+func (sv *Server) releaseClaims(ctx context.Context) {
 	env := sv.o.Env
 	sv.claimsMu.Lock()
 	defer sv.claimsMu.Unlock()
 	for path, owner := range sv.claims {
-		if found, err := guard.ReleaseHeld(env, path, owner); found || err != nil {
+		if found, err := guard.ReleaseHeld(ctx, env, path, owner); found || err != nil {
 			continue
 		}
 		// Only the owner's own lock goes: one taken over or replaced since stays.

@@ -122,8 +122,8 @@ func (sv *Server) lock(ctx context.Context, _ *sdk.CallToolRequest, in LockInput
 	}
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
-		return command.RunLock(command.LockOptions{Env: env, Dir: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: naming, Owner: owner, Host: sv.o.Host,
-			Expires: in.Expires, Purpose: in.Purpose, ReleaseCondition: in.ReleaseCondition, Quarantine: -1, JSON: true, Context: ctx})
+		return command.RunLock(ctx, command.LockOptions{Env: env, Dir: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: naming, Owner: owner, Host: sv.o.Host,
+			Expires: in.Expires, Purpose: in.Purpose, ReleaseCondition: in.ReleaseCondition, Quarantine: -1, JSON: true})
 	})
 	if o.err == nil {
 		sv.remember(o.stdout, owner)
@@ -162,20 +162,20 @@ func (sv *Server) target(path, resource string) string {
 	return sv.abs(path)
 }
 
-func (sv *Server) renew(_ context.Context, _ *sdk.CallToolRequest, in RenewInput) (*sdk.CallToolResult, any, error) {
+func (sv *Server) renew(ctx context.Context, _ *sdk.CallToolRequest, in RenewInput) (*sdk.CallToolResult, any, error) {
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
-		return command.RunRenew(command.RenewOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
+		return command.RunRenew(ctx, command.RenewOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, Expires: in.Expires, JSON: true})
 	})
 	return result(o, "claim the area again with lock (a lock that is not yours, or expired, cannot be renewed)")
 }
 
-func (sv *Server) unlock(_ context.Context, _ *sdk.CallToolRequest, in UnlockInput) (*sdk.CallToolResult, any, error) {
+func (sv *Server) unlock(ctx context.Context, _ *sdk.CallToolRequest, in UnlockInput) (*sdk.CallToolResult, any, error) {
 	owner, _ := sv.identity()
 	o := sv.invoke(func(env *guard.Env) error {
 		// Never Force: an agent releases its own locks only.
-		return command.RunUnlock(command.UnlockOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
+		return command.RunUnlock(ctx, command.UnlockOptions{Env: env, Target: sv.target(in.Path, in.Resource), Resource: in.Resource, LockNaming: command.LockNaming{Scope: in.Scope},
 			Owner: owner, JSON: true})
 	})
 	return result(o, "only the holder releases a lock: leave it, wait for it, or ask the person you work for")

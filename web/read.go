@@ -37,14 +37,14 @@ func (s *Server) lockOut(ids identities, l *lockcore.Lock, now time.Time) lockOu
 		Mine: ids.mine(l), JSON: l.ToJSON(now)}
 }
 
-func (s *Server) scan() []*lockcore.Lock {
+func (s *Server) scan(ctx context.Context) []*lockcore.Lock {
 	res := lockcore.Scan(s.o.Roots, lockcore.ScanOptions{SkipDirs: s.o.SkipDirs, Loc: s.o.Env.Clock.Now().Location()})
 	if s.o.Held == nil {
 		return res.Locks
 	}
 	// A lock held in a backend stands for its follower file, and shows where no file
 	// is (a lock claimed on another machine).
-	held := s.o.Held(context.Background())
+	held := s.o.Held(ctx)
 	byPath := map[string]bool{}
 	for _, l := range held {
 		byPath[strings.ToLower(l.Path)] = true
@@ -108,7 +108,7 @@ func (s *Server) getLocks(w http.ResponseWriter, r *http.Request) {
 	now := s.o.Env.Clock.Now()
 	out := []lockOut{}
 	ids := s.identities()
-	for _, l := range s.scan() {
+	for _, l := range s.scan(r.Context()) {
 		if status == "active" && !l.Active(now) {
 			continue
 		}
@@ -117,8 +117,8 @@ func (s *Server) getLocks(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) findLock(id string) *lockcore.Lock {
-	for _, l := range s.scan() {
+func (s *Server) findLock(ctx context.Context, id string) *lockcore.Lock {
+	for _, l := range s.scan(ctx) {
 		if LockID(l.Path) == id {
 			return l
 		}
@@ -127,7 +127,7 @@ func (s *Server) findLock(id string) *lockcore.Lock {
 }
 
 func (s *Server) getLock(w http.ResponseWriter, r *http.Request) {
-	l := s.findLock(r.PathValue("id"))
+	l := s.findLock(r.Context(), r.PathValue("id"))
 	if l == nil {
 		writeError(w, http.StatusNotFound, "no lock with id "+r.PathValue("id")+" under the roots (released, or never there)")
 		return
@@ -175,7 +175,7 @@ func (s *Server) getRooms(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, ro)
 	}
-	for _, l := range s.scan() {
+	for _, l := range s.scan(r.Context()) {
 		i, ok := idx[s.room(l.Path)]
 		if !ok {
 			continue

@@ -128,7 +128,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 			return guard.Fail(guard.BadInput, "serve: %w", err)
 		}
 	}
-	shut, stop := context.WithTimeout(context.Background(), 2*time.Second)
+	shut, stop := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer stop()
 	_ = srv.Shutdown(shut)
 	_ = lf.Truncate(0)

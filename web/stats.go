@@ -48,7 +48,7 @@ type statsOut struct {
 
 func (s *Server) getStats(w http.ResponseWriter, r *http.Request) {
 	now := s.o.Env.Clock.Now()
-	locks := s.scan()
+	locks := s.scan(r.Context())
 	out := statsOut{Roots: len(s.o.Roots), ScanStale: true}
 	present := map[string]bool{}
 	for _, l := range locks {
@@ -104,7 +104,7 @@ func (s *Server) postScan(w http.ResponseWriter, r *http.Request) {
 		// No watcher to ask (a server without one): read the roots, report no changes.
 		now := s.o.Env.Clock.Now()
 		res := guard.WatchScan{At: now, Type: "request"}
-		for _, l := range s.scan() {
+		for _, l := range s.scan(r.Context()) {
 			res.LocksFound++
 			if l.Active(now) {
 				res.Active++

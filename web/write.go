@@ -92,7 +92,7 @@ func (s *Server) postLock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, dir, func(env *guard.Env) error {
-		return command.RunLock(command.LockOptions{
+		return command.RunLock(r.Context(), command.LockOptions{
 			Env: env, Dir: dir, JSON: true,
 			LockNaming: command.LockNaming{Scope: in.Scope, Team: in.Team, User: in.User, Condition: in.Condition},
 			Owner:      in.Owner, Expires: in.Expires, Mode: in.Mode, Purpose: in.Purpose,
@@ -102,7 +102,7 @@ func (s *Server) postLock(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteLock(w http.ResponseWriter, r *http.Request) {
-	l := s.findLock(r.PathValue("id"))
+	l := s.findLock(r.Context(), r.PathValue("id"))
 	if l == nil {
 		writeError(w, http.StatusNotFound, "no lock with id "+r.PathValue("id")+" under the roots (released already?)")
 		return
@@ -115,7 +115,7 @@ func (s *Server) deleteLock(w http.ResponseWriter, r *http.Request) {
 			// removed here as by guard unlock --force at a terminal.
 			env.StdinTTY, force = true, true
 		}
-		return command.RunUnlock(command.UnlockOptions{Env: env, Target: l.Path, Owner: owner, Force: force, JSON: true})
+		return command.RunUnlock(r.Context(), command.UnlockOptions{Env: env, Target: l.Path, Owner: owner, Force: force, JSON: true})
 	})
 }
 
@@ -140,13 +140,13 @@ func (s *Server) postRenew(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	l := s.findLock(r.PathValue("id"))
+	l := s.findLock(r.Context(), r.PathValue("id"))
 	if l == nil {
 		writeError(w, http.StatusNotFound, "no lock with id "+r.PathValue("id")+" under the roots (released, or never there)")
 		return
 	}
 	s.run(w, filepath.Dir(l.Path), func(env *guard.Env) error {
-		return command.RunRenew(command.RenewOptions{Env: env, Target: l.Path, Expires: in.Expires, JSON: true})
+		return command.RunRenew(r.Context(), command.RenewOptions{Env: env, Target: l.Path, Expires: in.Expires, JSON: true})
 	})
 }
 
@@ -167,7 +167,7 @@ func (s *Server) postPrune(w http.ResponseWriter, r *http.Request) {
 	}
 	dry := in.DryRun == nil || *in.DryRun // a body without dry_run only previews
 	s.run(w, "", func(env *guard.Env) error {
-		return command.RunPrune(command.PruneOptions{Env: env, RootsInput: command.RootsInput{Roots: s.rootPaths()}, DryRun: dry, JSON: true})
+		return command.RunPrune(r.Context(), command.PruneOptions{Env: env, RootsInput: command.RootsInput{Roots: s.rootPaths()}, DryRun: dry, JSON: true})
 	})
 }
 

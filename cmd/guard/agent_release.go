@@ -31,7 +31,7 @@ one could not be.`,
 			if o.Hook != "" && !slices.Contains(agent.Agents, o.Hook) {
 				return guard.Fail(guard.BadInput, "--hook: unknown agent %q (supported: %s)", o.Hook, strings.Join(agent.Agents, ", "))
 			}
-			return agent.RunRelease(o)
+			return agent.RunRelease(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -102,7 +105,10 @@ directory).`,
 				o.Dir = args[0]
 			}
 			o.Contest = contestChoice(contested, noContest)
-			return command.RunLock(o)
+			// Ctrl-C or SIGTERM ends a --wait: the claim is refused, naming the holder.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			return command.RunLock(ctx, o)
 		},
 	}
 	addClaimFlags(cmd, &o, &contested, &noContest)

@@ -60,7 +60,12 @@ func run(args []string) int {
 	mod, _ := debug.ReadBuildInfo()
 	root := newRootCmd(env, withModuleInfo(buildInfo{version, commit, date}, mod))
 	root.SetArgs(args)
-	return report(env.Stderr, root.Execute())
+	// The one context of the process, which every command receives (cmd.Context()).
+	// It is not cancelled on a signal here: guard run, publish and sandbox pass
+	// SIGINT, SIGTERM and SIGHUP on to COMMAND and must still release afterwards;
+	// the commands a signal ends (lock --wait, watch, serve) derive their own.
+	ctx := context.Background()
+	return report(env.Stderr, root.ExecuteContext(ctx))
 }
 
 func processEnv() *guard.Env {

@@ -20,7 +20,7 @@ URL, a JSON summary of what was removed is posted to URL (5 s at most); a failed
 is a warning on stderr and changes neither the prune nor its exit code.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Roots = args
-			return command.RunPrune(o)
+			return command.RunPrune(cmd.Context(), o)
 		},
 	}
 	addRootsFlags(cmd, &o.RootsInput)

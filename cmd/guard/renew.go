@@ -21,7 +21,7 @@ expired one again with guard lock.`,
 			if len(args) == 1 {
 				o.Target = args[0]
 			}
-			return command.RunRenew(o)
+			return command.RunRenew(cmd.Context(), o)
 		},
 	}
 	addHeldLockFlags(cmd, &o.LockNaming, &o.Owner)

@@ -60,7 +60,7 @@ refuses its writes into every area locked by someone else (see guard sandbox).`,
 				sb.Host = o.Host
 				o.Wrap = sandbox.Wrap(sb)
 			}
-			return command.RunRun(o)
+			return command.RunRun(cmd.Context(), o)
 		},
 	}
 	addClaimFlags(cmd, &o.LockOptions, &contested, &noContest)

@@ -33,7 +33,7 @@ was nothing to release. User locks and locks of others are never touched.
 			case len(args) == 1:
 				o.Target = args[0]
 			}
-			return command.RunUnlock(o)
+			return command.RunUnlock(cmd.Context(), o)
 		},
 	}
 	addHeldLockFlags(cmd, &o.LockNaming, &o.Owner)
