@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -182,7 +183,7 @@ func TestAgentReleaseNeedsAnIdentity(t *testing.T) {
 	env, _, _ := fixtureEnv(root, "", nil)
 	env.Stdout = &out
 	err := RunRelease(t.Context(), ReleaseOptions{Env: env})
-	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
 	assert.ErrorContains(t, err, "whose leases?")
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
@@ -111,7 +112,7 @@ func TestRecordedHookInputs(t *testing.T) {
 			// The recorded inputs test the reading of calls: no sandbox rewrite
 			// (sandbox_test.go and auto_test.go test it).
 			err = RunHook(HookOptions{Env: env, Agent: agentName, Classify: fakeClassify, Sandbox: guard.SandboxOff})
-			got := "exit " + strconv.Itoa(guard.ExitCode(err)) + "\n" + strings.ReplaceAll(out.String(), root, "{{ROOT}}")
+			got := "exit " + strconv.Itoa(exitcode.Of(err)) + "\n" + strings.ReplaceAll(out.String(), root, "{{ROOT}}")
 			golden := strings.TrimSuffix(file, ".json") + ".golden"
 			guardtest.Golden(t, golden, got)
 		})
@@ -133,7 +134,7 @@ func TestAnUnknownAgentIsAUsageError(t *testing.T) {
 	root := fixtureTree(t)
 	env, out, _ := fixtureEnv(root, "{}", nil)
 	err := RunHook(HookOptions{Env: env, Agent: "vim"})
-	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
 	assert.EqualError(t, err, `agent-hook: unknown agent "vim" (supported: claude, gemini, codex)`)
 	assert.Empty(t, out.String())
 }
@@ -160,7 +161,7 @@ func TestAgentHookAtATerminalExplainsItselfInsteadOfWaiting(t *testing.T) {
 	env, out, _ := fixtureEnv(root, "", nil)
 	env.StdinTTY = true
 	err := RunHook(HookOptions{Env: env, Agent: Claude})
-	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
 	assert.EqualError(t, err, "agent-hook: reads the claude hook's JSON on stdin; see guard agent-install to let the agent run it")
 	assert.Empty(t, out.String())
 }

@@ -74,11 +74,11 @@ func SettingsPath(env *guard.Env, agent string, user bool) (string, error) {
 func settingsPath(env *guard.Env, agent string, user, local bool) (string, error) {
 	spec, ok := hookSpecs[agent]
 	if !ok {
-		return "", guard.Exitf(guard.ExitUsage, "unknown agent %q (supported: %s)", agent, strings.Join(Agents, ", "))
+		return "", guard.Fail(guard.BadInput, "unknown agent %q (supported: %s)", agent, strings.Join(Agents, ", "))
 	}
 	if local {
 		if agent != Claude {
-			return "", guard.Exitf(guard.ExitUsage, "--local: %s has no per-machine project settings file (Claude Code's is .claude/settings.local.json); install for the project or --user", agent)
+			return "", guard.Fail(guard.BadInput, "--local: %s has no per-machine project settings file (Claude Code's is .claude/settings.local.json); install for the project or --user", agent)
 		}
 		return filepath.Join(projectRoot(env.Dir), spec.dir, "settings.local.json"), nil
 	}
@@ -88,7 +88,7 @@ func settingsPath(env *guard.Env, agent string, user, local bool) (string, error
 		}
 		home := env.Env("HOME")
 		if home == "" {
-			return "", guard.Exitf(guard.ExitUsage, "HOME is not set: cannot find the user's %s folder", spec.dir)
+			return "", guard.Fail(guard.BadInput, "HOME is not set: cannot find the user's %s folder", spec.dir)
 		}
 		return filepath.Join(home, spec.dir, spec.file), nil
 	}
@@ -116,7 +116,7 @@ func RunUninstall(opts InstallOptions) error {
 func runSettings(opts InstallOptions, add bool) error {
 	env := opts.Env
 	if opts.User && opts.Local {
-		return guard.Exitf(guard.ExitUsage, "--user and --local exclude each other")
+		return guard.Fail(guard.BadInput, "--user and --local exclude each other")
 	}
 	path, err := settingsPath(env, opts.Agent, opts.User, opts.Local)
 	if err != nil {
@@ -124,7 +124,7 @@ func runSettings(opts InstallOptions, add bool) error {
 	}
 	prog, onPath := guardProgram(env)
 	if prog == "" && add {
-		return guard.Exitf(guard.ExitUsage, "cannot tell where the guard binary is")
+		return guard.Fail(guard.BadInput, "cannot tell where the guard binary is")
 	}
 	// A settings file that is a symbolic link (dotfiles) is edited where it points.
 	if real, err := filepath.EvalSymlinks(path); err == nil {
@@ -142,25 +142,25 @@ func runSettings(opts InstallOptions, add bool) error {
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return guard.Exitf(guard.ExitUsage, "%w", err)
+		return guard.Fail(guard.BadInput, "%w", err)
 	}
 	root := newObject()
 	if exists && len(bytes.TrimSpace(old)) > 0 {
 		if root, err = parseObject(bytes.TrimPrefix(old, []byte("\xef\xbb\xbf"))); err != nil {
-			return guard.Exitf(guard.ExitUsage, "%s: not a JSON object guard can edit (%v); nothing was changed", path, err)
+			return guard.Fail(guard.BadInput, "%s: not a JSON object guard can edit (%v); nothing was changed", path, err)
 		}
 	}
 	var changed bool
 	res.Action, err = editSettings(root, opts, res, add)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%s: %v; nothing was changed", path, err)
+		return guard.Fail(guard.BadInput, "%s: %v; nothing was changed", path, err)
 	}
 	// guard mcp's own registration: in this file (Gemini CLI), or in the client's MCP
 	// file (Claude Code's .mcp.json, enabled here; ~/.claude.json; Codex's config.toml).
 	var mcpAction string
 	res.MCP, mcpAction, err = registerMCP(opts, root, prog, add)
 	if err != nil {
-		return guard.Exitf(guard.ExitUsage, "%v", err)
+		return guard.Fail(guard.BadInput, "%v", err)
 	}
 	if res.MCP == "" {
 		res.MCP = path
@@ -183,17 +183,17 @@ func runSettings(opts InstallOptions, add bool) error {
 		final := old
 		if changed {
 			if final, err = root.render(); err != nil {
-				return guard.Exitf(guard.ExitUsage, "%s: %w", path, err)
+				return guard.Fail(guard.BadInput, "%s: %w", path, err)
 			}
 		}
 		if res.CodexConfig, res.Trusted, err = codexTrust(env, path, old, final, add); err != nil {
-			return guard.Exitf(guard.ExitUsage, "codex: %v; nothing was changed in %s", err, path)
+			return guard.Fail(guard.BadInput, "codex: %v; nothing was changed in %s", err, path)
 		}
 	}
 	if changed {
 		data, err := root.render()
 		if err != nil {
-			return guard.Exitf(guard.ExitUsage, "%s: %w", path, err)
+			return guard.Fail(guard.BadInput, "%s: %w", path, err)
 		}
 		data = reindent(data, detectIndent(old))
 		if res.Action == "removed" {
@@ -205,7 +205,7 @@ func runSettings(opts InstallOptions, add bool) error {
 			case err != nil && len(root.keys) == 0:
 				// guard created the file and its entry was all there was in it.
 				if err := os.Remove(path); err != nil {
-					return guard.Exitf(guard.ExitUsage, "%w", err)
+					return guard.Fail(guard.BadInput, "%w", err)
 				}
 				_ = os.Remove(filepath.Dir(path)) // only if empty
 				return report(env, opts, res)
@@ -214,15 +214,15 @@ func runSettings(opts InstallOptions, add bool) error {
 		if exists {
 			backup := path + BackupSuffix
 			if err := writeFileAtomic(backup, old, fileMode(path)); err != nil {
-				return guard.Exitf(guard.ExitUsage, "cannot keep a backup: %w; nothing was changed", err)
+				return guard.Fail(guard.BadInput, "cannot keep a backup: %w; nothing was changed", err)
 			}
 			res.Backup = &backup
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return guard.Exitf(guard.ExitUsage, "%w", err)
+			return guard.Fail(guard.BadInput, "%w", err)
 		}
 		if err := writeFileAtomic(path, data, fileMode(path)); err != nil {
-			return guard.Exitf(guard.ExitUsage, "%w", err)
+			return guard.Fail(guard.BadInput, "%w", err)
 		}
 	}
 	if add && (!opts.User || primesForUser(env)) {

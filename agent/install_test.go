@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
@@ -254,7 +255,7 @@ func TestAgentInstallRefusesWhatItCannotEdit(t *testing.T) {
 			require.NoError(t, os.WriteFile(settings, []byte(tc.content), 0o644))
 			env, out, _ := installEnv(t, dir, t.TempDir())
 			err := RunInstall(InstallOptions{Env: env, Agent: Claude})
-			assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+			assert.Equal(t, exitcode.Usage, exitcode.Of(err))
 			assert.ErrorContains(t, err, tc.message)
 			assert.ErrorContains(t, err, "nothing was changed")
 			assert.Empty(t, out.String())

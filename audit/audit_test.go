@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/github"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
@@ -48,12 +49,12 @@ func runAudit(t *testing.T, dir string, vars map[string]string, opts Options) au
 	opts.Sleep = func(_ context.Context, d time.Duration) error { r.sleeps = append(r.sleeps, d); return nil }
 	err := Run(context.Background(), opts)
 	if err != nil {
-		var ee *guard.ExitError
-		if !assert.ErrorAs(t, err, &ee) || ee.Err != nil {
+		var oe *guard.OutcomeError
+		if !assert.ErrorAs(t, err, &oe) || oe.Err != nil {
 			errb.WriteString("guard: " + err.Error() + "\n")
 		}
 	}
-	r.code, r.stdout, r.stderr = guard.ExitCode(err), out.String(), errb.String()
+	r.code, r.stdout, r.stderr = exitcode.Of(err), out.String(), errb.String()
 	return r
 }
 

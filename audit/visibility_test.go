@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/lockcore"
@@ -30,10 +31,10 @@ func pushCheck(t *testing.T, dir, url string, vars map[string]string, now time.T
 	env, _, _ := testEnv(dir, vars)
 	env.Clock = lockcore.FixedClock(now)
 	w, err := PushVisibility(context.Background(), VisibilityOptions{Env: env, Dir: dir, RemoteURL: url, Timeout: timeout})
-	r := visRun{warning: w, code: guard.ExitCode(err)}
+	r := visRun{warning: w, code: exitcode.Of(err)}
 	if err != nil {
-		var ee *guard.ExitError
-		require.True(t, errors.As(err, &ee), "PushVisibility returns *guard.ExitError, got %T", err)
+		var oe *guard.OutcomeError
+		require.True(t, errors.As(err, &oe), "PushVisibility returns *guard.OutcomeError, got %T", err)
 		r.msg = err.Error()
 	}
 	return r

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
@@ -99,19 +100,10 @@ func (w *ciWorld) run(dir string, extra map[string]string, opts Options) ciResul
 	env := envtest.New(envtest.At(ciNow), envtest.Identity("runner", "runner"), envtest.Dir(dir), envtest.Vars(vars))
 	opts.Env = env.Env
 	err := Run(context.Background(), opts)
-	var ee *guard.ExitError
-	if err != nil && (!errorAs(err, &ee) || ee.Err != nil) {
+	if err != nil && !guard.IsExplained(err) {
 		env.Err.WriteString("guard: " + err.Error() + "\n")
 	}
-	return ciResult{guard.ExitCode(err), env.Out.String(), env.Err.String()}
-}
-
-func errorAs(err error, ee **guard.ExitError) bool {
-	e, ok := err.(*guard.ExitError)
-	if ok {
-		*ee = e
-	}
-	return ok
+	return ciResult{exitcode.Of(err), env.Out.String(), env.Err.String()}
 }
 
 func ciJSON(t *testing.T, s string) Report {

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/guardlocks/guard/guard"
 )
 
 // kernelPathsTree builds a tree where the lexical reading of a path and the kernel's
@@ -62,7 +61,7 @@ func TestCheckJudgesAPathWhereTheKernelResolvesIt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, out, errb := checkEnv(root, nil)
 			err := RunCheck(CheckOptions{Env: env, JSON: true, Paths: []string{tc.path}})
-			require.Equal(t, guard.ExitRefused, guard.ExitCode(err), "stderr: %s", errb)
+			require.Equal(t, exitcode.Refused, exitcode.Of(err), "stderr: %s", errb)
 			var got checkJSON
 			require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
 			assert.Equal(t, "edit", got.Op)
@@ -75,12 +74,12 @@ func TestCheckJudgesAPathWhereTheKernelResolvesIt(t *testing.T) {
 	}
 	t.Run("the lexical twin free/a.go stays allowed", func(t *testing.T) {
 		env, _, errb := checkEnv(root, nil)
-		assert.Equal(t, 0, guard.ExitCode(RunCheck(CheckOptions{Env: env, Paths: []string{"free/a.go"}})), "stderr: %s", errb)
+		assert.Equal(t, 0, exitcode.Of(RunCheck(CheckOptions{Env: env, Paths: []string{"free/a.go"}})), "stderr: %s", errb)
 	})
 	t.Run("a loop of links is not judged: exit 2 naming the path", func(t *testing.T) {
 		env, out, _ := checkEnv(root, nil)
 		err := RunCheck(CheckOptions{Env: env, JSON: true, Paths: []string{"free/loop/../a.go"}})
-		assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+		assert.Equal(t, exitcode.Usage, exitcode.Of(err))
 		assert.EqualError(t, err, "check: resolve "+filepath.Join(root, "free", "a.go")+": more than 40 symbolic links on the way: too many levels of symbolic links")
 		assert.Empty(t, out.String())
 	})
@@ -92,7 +91,7 @@ func TestStatusAndLockNameTheFolderTheKernelReaches(t *testing.T) {
 	t.Run("status free/sub/.. is the locked folder's status", func(t *testing.T) {
 		env, out, errb := checkEnv(root, nil)
 		err := RunStatus(StatusOptions{Env: env, Dir: "free/sub/..", JSON: true})
-		require.Equal(t, guard.ExitRefused, guard.ExitCode(err), "stderr: %s", errb)
+		require.Equal(t, exitcode.Refused, exitcode.Of(err), "stderr: %s", errb)
 		var got StatusJSON
 		require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
 		assert.Equal(t, filepath.Join(root, "locked"), got.Dir)
@@ -102,7 +101,7 @@ func TestStatusAndLockNameTheFolderTheKernelReaches(t *testing.T) {
 	t.Run("lock free/sub/.. claims the folder the kernel reaches, where alice's lock is", func(t *testing.T) {
 		env, out, errb := checkEnv(root, nil)
 		err := RunLock(t.Context(), LockOptions{Env: env, Dir: "free/sub/.."})
-		assert.Equal(t, guard.ExitRefused, guard.ExitCode(err), "stdout: %s stderr: %s", out, errb)
+		assert.Equal(t, exitcode.Refused, exitcode.Of(err), "stdout: %s stderr: %s", out, errb)
 		assert.ErrorContains(t, err, "lock refused: "+lock+" is held by alice")
 		assert.NoFileExists(t, filepath.Join(root, "free", "LOCK.txt"), "the lexical folder is not locked")
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
@@ -47,7 +48,7 @@ func TestRunCheck(t *testing.T) {
 			env, _, errb := checkEnv(root, tc.vars)
 			tc.opts.Env = env
 			err := RunCheck(tc.opts)
-			assert.Equal(t, tc.code, guard.ExitCode(err), "stderr: %s", errb)
+			assert.Equal(t, tc.code, exitcode.Of(err), "stderr: %s", errb)
 			if tc.stderr != "" {
 				assert.Contains(t, errb.String(), tc.stderr)
 			}
@@ -61,7 +62,7 @@ func TestRunCheckJSON(t *testing.T) {
 	require.NoError(t, os.WriteFile(lock, []byte("owner: alice\ncreated: 2026-11-29T11:00:00\nrelease_condition: review signed off\noperations: registry-upload\n"), 0o644))
 	env, out, _ := checkEnv(root, nil)
 	err := RunCheck(CheckOptions{Env: env, Op: "registry-upload", JSON: true, Paths: []string{"pkg"}})
-	assert.Equal(t, 1, guard.ExitCode(err))
+	assert.Equal(t, 1, exitcode.Of(err))
 
 	var got struct {
 		Op       string `json:"op"`
@@ -96,17 +97,17 @@ func TestRunCheckOfAPublicationOpAppliesTheMarkers(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "PRIVATE.txt"), []byte("until legal signs off\n"), 0o644))
 	env, _, errb := checkEnv(root, nil)
 	err := RunCheck(CheckOptions{Env: env, Op: "registry-upload", Paths: []string{"."}})
-	assert.Equal(t, 1, guard.ExitCode(err))
+	assert.Equal(t, 1, exitcode.Of(err))
 	assert.Contains(t, errb.String(), filepath.Join(root, "PRIVATE.txt"))
 	assert.Contains(t, errb.String(), "until legal signs off")
 
 	env, _, errb = checkEnv(root, nil)
 	err = RunCheck(CheckOptions{Env: env, Op: "edit", Paths: []string{"."}})
-	assert.Equal(t, 0, guard.ExitCode(err), "markers only concern publication: %s", errb)
+	assert.Equal(t, 0, exitcode.Of(err), "markers only concern publication: %s", errb)
 
 	require.NoError(t, os.Remove(filepath.Join(root, "PRIVATE.txt")))
 	env, _, errb = checkEnv(root, nil)
 	err = RunCheck(CheckOptions{Env: env, Op: "publish-release", Paths: []string{"."}})
-	assert.Equal(t, 0, guard.ExitCode(err))
+	assert.Equal(t, 0, exitcode.Of(err))
 	assert.Contains(t, errb.String(), "nothing approved publishing")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
@@ -65,7 +66,7 @@ func TestRunLockContest(t *testing.T) {
 					now = now.Add(tc.afterWait)
 				},
 			})
-			assert.Equal(t, tc.code, guard.ExitCode(err), "%v %s", err, errb)
+			assert.Equal(t, tc.code, exitcode.Of(err), "%v %s", err, errb)
 			assert.Equal(t, 120*time.Second, slept)
 			mine := filepath.Join(dir, "LOCK.team.s.HOSTB.txt")
 			if tc.kept {

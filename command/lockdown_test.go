@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -23,7 +23,7 @@ func TestALockdownThatFailsHalfWayRecordsWhatItWrote(t *testing.T) {
 	env, out, _ := lockTestEnv(base, lockcore.FixedClock(lockT0), map[string]string{"XDG_STATE_HOME": state})
 	err := RunLockdown(LockdownOptions{Env: env, Roots: []string{good, bad}, Commit: true})
 	require.Error(t, err)
-	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
 	assert.Contains(t, out.String(), "locked "+filepath.Join(good, "LOCK.txt"))
 
 	m, err := lockcore.ReadLockdownManifest(filepath.Join(state, "guard", "lockdown.json"))
@@ -41,7 +41,7 @@ func TestALockdownGoesOnPastARootItCannotWrite(t *testing.T) {
 	env, out, _ := lockTestEnv(base, lockcore.FixedClock(lockT0), map[string]string{"XDG_STATE_HOME": state})
 	err := RunLockdown(LockdownOptions{Env: env, Roots: []string{bad, good}, Commit: true})
 	require.Error(t, err, "a root left unlocked is a failure (2)")
-	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err))
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
 	assert.Contains(t, err.Error(), bad)
 	assert.Contains(t, out.String(), "locked "+filepath.Join(good, "LOCK.txt")+"\n", "an emergency lockdown locks every root it can")
 	assert.Contains(t, out.String(), "skipped "+bad+" (could not write:")

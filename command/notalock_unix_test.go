@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/command"
-	"github.com/guardlocks/guard/guard"
 )
 
 // notALock is something named LOCK.txt that is not a lock file guard can read.
@@ -76,7 +76,7 @@ func TestWhatIsNamedLikeALockButIsNoneHoldsInCheckScanAndStatus(t *testing.T) {
 			withTimeout(t, "check", func() {
 				err = command.RunCheck(command.CheckOptions{Env: env, Paths: []string{"area/x.go", "free/y.go"}})
 			})
-			assert.Equal(t, guard.ExitRefused, guard.ExitCode(err), errb.String())
+			assert.Equal(t, exitcode.Refused, exitcode.Of(err), errb.String())
 			assert.Contains(t, errb.String(), "exclusive lock "+lock+" "+c.reason)
 			assert.Contains(t, errb.String(), "blocked: "+filepath.Join(root, "area", "x.go"))
 			assert.NotContains(t, errb.String(), filepath.Join(root, "free", "y.go"), "only the area of the lock is held")
@@ -88,7 +88,7 @@ func TestWhatIsNamedLikeALockButIsNoneHoldsInCheckScanAndStatus(t *testing.T) {
 
 			env, out, _ = readEnv(root, nil)
 			withTimeout(t, "status", func() { err = command.RunStatus(command.StatusOptions{Env: env, Dir: "area"}) })
-			assert.Equal(t, guard.ExitRefused, guard.ExitCode(err))
+			assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 			assert.Contains(t, out.String(), lock+" "+c.tag)
 		})
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -51,7 +51,7 @@ func TestRunPermissions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			env, out, errb := checkEnv(filepath.Dir(dir), nil)
 			err := RunPermissions(PermissionsOptions{Env: env, Dir: c.dir, Agent: "agent-1", Action: c.action})
-			assert.Equal(t, c.code, guard.ExitCode(err), "stderr: %s", errb)
+			assert.Equal(t, c.code, exitcode.Of(err), "stderr: %s", errb)
 			assert.Equal(t, c.stdout, out.String())
 			msg := errb.String()
 			if err != nil {
@@ -67,7 +67,7 @@ func TestRunPermissionsJSON(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "LOCK.permissions.json"), []byte(permsFile), 0o644))
 	env, out, _ := checkEnv(dir, map[string]string{"GUARD_OWNER": "agent-7"})
 	err := RunPermissions(PermissionsOptions{Env: env, Action: "Bash(git push)", JSON: true})
-	assert.Equal(t, 4, guard.ExitCode(err))
+	assert.Equal(t, 4, exitcode.Of(err))
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, "ask", got["decision"])
@@ -84,7 +84,7 @@ func TestRunPermissionsWithoutAgentRefusesAMalformedGuardToml(t *testing.T) {
 	env, out, _ := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
 	err := RunPermissions(PermissionsOptions{Env: env, Action: "Bash(git status)"})
 	require.Error(t, err)
-	assert.Equal(t, guard.ExitUsage, guard.ExitCode(err), "the identity would come from a file guard cannot read")
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err), "the identity would come from a file guard cannot read")
 	assert.Contains(t, err.Error(), filepath.Join(dir, ".guard.toml")+":")
 	assert.Empty(t, out.String())
 }

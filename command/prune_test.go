@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/command"
-	"github.com/guardlocks/guard/guard"
 )
 
 func pruneFixture(t *testing.T) string {
@@ -71,6 +71,6 @@ func TestRunPruneRootsAndJSON(t *testing.T) {
 	files(t, root, map[string]string{"roots.json": "{not json"})
 	env, _, _ = readEnv(root, nil)
 	err := command.RunPrune(t.Context(), command.PruneOptions{Env: env, RootsInput: command.RootsInput{RootsFile: "roots.json"}})
-	assert.Equal(t, 2, guard.ExitCode(err))
+	assert.Equal(t, 2, exitcode.Of(err))
 	assert.ErrorContains(t, err, filepath.Join(root, "roots.json")+":1:")
 }

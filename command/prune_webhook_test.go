@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/command"
-	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/webhook"
 )
 
@@ -135,7 +135,7 @@ func TestPruneWebhookRefusesABadURLBeforePruning(t *testing.T) {
 		a := filepath.Join(root, "a", "LOCK.txt")
 		env, out, _ := readEnv(root, nil)
 		err := command.RunPrune(t.Context(), command.PruneOptions{Env: env, Webhook: u})
-		assert.Equal(t, guard.ExitUsage, guard.ExitCode(err), u)
+		assert.Equal(t, exitcode.Usage, exitcode.Of(err), u)
 		assert.ErrorContains(t, err, "(nothing was pruned)")
 		assert.Empty(t, out.String())
 		assert.FileExists(t, a, "%s: nothing pruned", u)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/command"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
@@ -85,7 +86,7 @@ func TestRunScanText(t *testing.T) {
 	t.Run("a missing ROOT is a usage error", func(t *testing.T) {
 		env, out, _ := readEnv(root, nil)
 		err := command.RunScan(command.ScanOptions{Env: env, All: true, RootsInput: command.RootsInput{Roots: []string{"nowhere"}}})
-		assert.Equal(t, 2, guard.ExitCode(err))
+		assert.Equal(t, 2, exitcode.Of(err))
 		assert.EqualError(t, err, "ROOT nowhere: no such directory")
 		assert.Empty(t, out.String())
 	})
@@ -141,11 +142,11 @@ func TestRunScanRootsFile(t *testing.T) {
 
 	env, _, _ = readEnv(filepath.Join(root, "cfg"), nil)
 	err := command.RunScan(command.ScanOptions{Env: env, RootsInput: command.RootsInput{RootsFile: "bad.json"}})
-	assert.Equal(t, 2, guard.ExitCode(err))
+	assert.Equal(t, 2, exitcode.Of(err))
 	assert.ErrorContains(t, err, filepath.Join(root, "cfg", "bad.json")+":3:")
 
 	err = command.RunScan(command.ScanOptions{Env: env, RootsInput: command.RootsInput{RootsFile: "missing.json"}})
-	assert.Equal(t, 2, guard.ExitCode(err))
+	assert.Equal(t, 2, exitcode.Of(err))
 	assert.ErrorContains(t, err, "missing.json")
 }
 
@@ -165,7 +166,7 @@ func TestRunScanUsesTheRootsFileOfGuardToml(t *testing.T) {
 
 	env, _, _ = readEnv(filepath.Join(root, "bad"), nil)
 	err := command.RunScan(command.ScanOptions{Env: env})
-	assert.Equal(t, 2, guard.ExitCode(err), "a malformed .guard.toml is exit 2")
+	assert.Equal(t, 2, exitcode.Of(err), "a malformed .guard.toml is exit 2")
 	assert.ErrorContains(t, err, ".guard.toml:1")
 }
 

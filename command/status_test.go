@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/command"
-	"github.com/guardlocks/guard/guard"
 )
 
 func TestRunStatus(t *testing.T) {
@@ -47,7 +47,7 @@ func TestRunStatus(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			env, out, _ := readEnv(c.cwd, nil)
 			err := command.RunStatus(command.StatusOptions{Env: env, Dir: c.dir})
-			assert.Equal(t, c.code, guard.ExitCode(err))
+			assert.Equal(t, c.code, exitcode.Of(err))
 			if c.out != "" {
 				assert.Equal(t, c.out, out.String())
 			}
@@ -58,7 +58,7 @@ func TestRunStatus(t *testing.T) {
 		t.Run(bad+" is a usage error", func(t *testing.T) {
 			env, out, _ := readEnv(root, nil)
 			err := command.RunStatus(command.StatusOptions{Env: env, Dir: bad})
-			assert.Equal(t, 2, guard.ExitCode(err))
+			assert.Equal(t, 2, exitcode.Of(err))
 			assert.ErrorContains(t, err, filepath.Join(root, bad))
 			assert.Empty(t, out.String())
 		})
@@ -70,7 +70,7 @@ func TestRunStatusJSON(t *testing.T) {
 	files(t, root, map[string]string{"LOCK.team.web.h9.txt": "owner: tim\ncreated: 2026-06-15T11:00:00\n", "sub/": ""})
 	env, out, _ := readEnv(root, nil)
 	err := command.RunStatus(command.StatusOptions{Env: env, Dir: "sub", JSON: true})
-	assert.Equal(t, 1, guard.ExitCode(err))
+	assert.Equal(t, 1, exitcode.Of(err))
 	var got struct {
 		Dir    string           `json:"dir"`
 		Locked bool             `json:"locked"`

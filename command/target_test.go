@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/lockcore"
 )
@@ -90,7 +91,7 @@ func TestALockRefusedByALockThatNeverExpiresDoesNotSayWaitForIt(t *testing.T) {
 			env, _, _ := lockTestEnv(dir, lockcore.FixedClock(lockT0), nil)
 			err := RunLock(t.Context(), LockOptions{Env: env, Owner: "bob", Quarantine: -1})
 			require.Error(t, err)
-			assert.Equal(t, guard.ExitRefused, guard.ExitCode(err))
+			assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 			assert.NotContains(t, err.Error(), "wait until it expires")
 			assert.Contains(t, err.Error(), tc.want)
 		})

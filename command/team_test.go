@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -32,7 +32,7 @@ func runTeam(t *testing.T, dir string, o TeamOptions) (int, string, string) {
 	if err != nil {
 		errb.WriteString(err.Error())
 	}
-	return guard.ExitCode(err), out.String(), errb.String()
+	return exitcode.Of(err), out.String(), errb.String()
 }
 
 func TestRunTeamEditsTheHostsTeamLock(t *testing.T) {

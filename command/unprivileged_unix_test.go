@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/command"
-	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
@@ -48,7 +48,7 @@ func TestStatusCountsAnUnreadableDirectoryAsLocked(t *testing.T) {
 	}
 	env, out, errb := readEnv(root, nil)
 	err := command.RunStatus(command.StatusOptions{Env: env, Dir: inner, JSON: true})
-	assert.Equal(t, 1, guard.ExitCode(err))
+	assert.Equal(t, 1, exitcode.Of(err))
 	assert.Contains(t, out.String(), `"locked": true`)
 	assert.Contains(t, errb.String(), closed)
 	assert.Contains(t, errb.String(), "counted as locked (fail closed)")
@@ -62,7 +62,7 @@ func TestHelperStatusAsNobody(t *testing.T) {
 	}
 	env, out, errb := readEnv("/", nil)
 	err := command.RunStatus(command.StatusOptions{Env: env, Dir: dir, JSON: true})
-	os.Stdout.WriteString(out.String() + errb.String() + "exit " + strconv.Itoa(guard.ExitCode(err)) + "\n")
+	os.Stdout.WriteString(out.String() + errb.String() + "exit " + strconv.Itoa(exitcode.Of(err)) + "\n")
 	out.Reset()
 	errb.Reset()
 	command.RunStatus(command.StatusOptions{Env: env, Dir: dir})

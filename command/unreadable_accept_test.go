@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/command"
-	"github.com/guardlocks/guard/guard"
 )
 
 // Issue 2, "Must hold": check treats an area it could not read as locked and says
@@ -65,5 +65,5 @@ func TestHelperCheckAsNobody(t *testing.T) {
 func checkUnreadable(paths []string) string {
 	env, out, errb := readEnv("/", nil)
 	err := command.RunCheck(command.CheckOptions{Env: env, Owner: "carol", Host: "hostC", JSON: true, Paths: paths})
-	return out.String() + errb.String() + "exit " + strconv.Itoa(guard.ExitCode(err)) + "\n"
+	return out.String() + errb.String() + "exit " + strconv.Itoa(exitcode.Of(err)) + "\n"
 }

@@ -7,10 +7,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
+
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 )
 
 func TestParseWait(t *testing.T) {
@@ -27,7 +28,7 @@ func TestParseWait(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"5", "-1s", "1w", "soon", "1.5h", "999999999999d"} {
-		if _, err := parseWait(bad); guard.ExitCode(err) != guard.ExitUsage {
+		if _, err := parseWait(bad); exitcode.Of(err) != exitcode.Usage {
 			t.Errorf("parseWait(%q) = %v, want a usage error", bad, err)
 		}
 	}

@@ -3,8 +3,6 @@ package guard
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/guardlocks/guard/lockcore"
@@ -114,86 +112,6 @@ func ResolveIdentity(env *Env, flagOwner, flagHost string, cfg *Config) Identity
 		id.Owner = env.User + "@" + env.Hostname
 	}
 	return id
-}
-
-// Exit codes of every guard command (CONTRACT.md section 3).
-//
-// Deprecated: cmd/guard maps an Outcome to its code; these go once every caller returns
-// an Outcome.
-const (
-	ExitOK      = 0
-	ExitRefused = 1 // a lock, a marker or a check said no
-	ExitUsage   = 2 // usage error, bad input or config, internal error (hooks fail closed)
-	ExitLost    = 3 // guard lock lost a contest and removed its own lock
-	ExitAsk     = 4 // guard permissions answered ask
-	ExitLostRun = 5 // guard run lost its lock while COMMAND ran, and stopped COMMAND
-)
-
-// ExitError is the old name of OutcomeError.
-//
-// Deprecated: use OutcomeError.
-type ExitError = OutcomeError
-
-// legacyOutcome is what an old exit code meant, while callers move to Fail.
-func legacyOutcome(code int) Outcome {
-	switch code {
-	case ExitRefused:
-		return Refused
-	case ExitUsage:
-		return BadInput
-	case ExitLost:
-		return ContestLost
-	case ExitAsk:
-		return Ask
-	case ExitLostRun:
-		return LockLost
-	case 126:
-		return CannotRun
-	case 127:
-		return CommandNotFound
-	}
-	return Exited
-}
-
-// Exitf returns an *OutcomeError with a formatted message (wrapping any %w argument).
-//
-// Deprecated: use Fail with an Outcome.
-func Exitf(code int, format string, args ...any) error {
-	return &OutcomeError{Outcome: legacyOutcome(code), Status: code, Err: fmt.Errorf(format, args...)}
-}
-
-// Silent returns an *OutcomeError whose explanation was already written.
-//
-// Deprecated: use Explained with an Outcome, or CommandExit.
-func Silent(code int) error { return &OutcomeError{Outcome: legacyOutcome(code), Status: code} }
-
-// ExitCode maps an error to the process exit code.
-//
-// Deprecated: cmd/guard maps outcomes; tests assert OutcomeOf.
-func ExitCode(err error) int {
-	if err == nil {
-		return ExitOK
-	}
-	var ee *OutcomeError
-	if errors.As(err, &ee) {
-		switch ee.Outcome {
-		case Refused, Conflict, NotFound:
-			return ExitRefused
-		case ContestLost:
-			return ExitLost
-		case Ask:
-			return ExitAsk
-		case LockLost:
-			return ExitLostRun
-		case CommandNotFound:
-			return 127
-		case CannotRun:
-			return 126
-		case Exited:
-			return ee.Status
-		}
-	}
-	return ExitUsage
 }
 
 // WriteJSON writes v as the one indented JSON document a --json command prints on

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/filelock"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
@@ -179,7 +180,7 @@ func TestDoctorFindsAndSweepsStrandedScratch(t *testing.T) {
 		assert.False(t, ok, "not scratch: %s", p)
 	}
 	assert.Len(t, rep.Scratch, 9)
-	assert.Equal(t, guard.ExitRefused, guard.ExitCode(err), "stranded scratch files are problems")
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "stranded scratch files are problems")
 	for _, p := range stranded {
 		assert.Contains(t, rep.Problems, fmt.Sprintf("stranded scratch file %s (%s, 2h0m old, held by no process): `guard doctor --sweep` removes it", p, byPath[p].Kind))
 	}

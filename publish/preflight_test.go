@@ -3,9 +3,11 @@ package publish
 import (
 	"encoding/json"
 	"errors"
-	"github.com/guardlocks/guard/classify"
 	"path/filepath"
 	"testing"
+
+	"github.com/guardlocks/guard/classify"
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,11 +22,11 @@ func (w *world) preflight(o PreflightOptions) int {
 	o.Identity = &guard.Identity{Owner: "bob", Host: "hostA"}
 	o.Env.Environ = w.environ
 	err := RunPreflight(o)
-	var ee *guard.ExitError
-	if err != nil && errors.As(err, &ee) && ee.Err != nil {
-		w.stderr.WriteString("guard: " + ee.Err.Error() + "\n")
+	var oe *guard.OutcomeError
+	if err != nil && errors.As(err, &oe) && oe.Err != nil {
+		w.stderr.WriteString("guard: " + oe.Err.Error() + "\n")
 	}
-	return guard.ExitCode(err)
+	return exitcode.Of(err)
 }
 
 // pushedRepo makes the project a repository whose main branch is pushed to a bare

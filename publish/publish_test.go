@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/guardlocks/guard/classify"
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -79,11 +80,11 @@ func (w *world) publish(o PublishOptions, args ...string) int {
 	o.Args = args
 	o.Env.Environ = w.environ
 	err := RunPublish(o)
-	var ee *guard.ExitError
-	if err != nil && errors.As(err, &ee) && ee.Err != nil {
-		w.stderr.WriteString("guard: " + ee.Err.Error() + "\n")
+	var oe *guard.OutcomeError
+	if err != nil && errors.As(err, &oe) && oe.Err != nil {
+		w.stderr.WriteString("guard: " + oe.Err.Error() + "\n")
 	}
-	return guard.ExitCode(err)
+	return exitcode.Of(err)
 }
 
 // ran is the record of what ran, one line each.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/internal/testing/testenv"
@@ -44,7 +45,7 @@ func TestPublishToARealRegistry(t *testing.T) {
 	publishIn := func(dir string) (int, string) {
 		env := envtest.New(envtest.At(testNow), envtest.Identity("bob", "hostA"), envtest.Dir(dir), envtest.With(func(e *guard.Env) { e.Environ = environ }))
 		err := RunPublish(PublishOptions{Env: env.Env, Identity: guard.Identity{Owner: "bob", Host: "hostA"}, Args: []string{"npm", "publish", "--registry", url}})
-		return guard.ExitCode(err), env.Out.String() + env.Err.String()
+		return exitcode.Of(err), env.Out.String() + env.Err.String()
 	}
 	root := t.TempDir()
 	mk := func(name string, files map[string]string) string {

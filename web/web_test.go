@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
@@ -43,14 +44,7 @@ func newFixture(t *testing.T) *fixture {
 		envtest.Identity("alice", "hosta"), envtest.Dir(root), envtest.Vars(vars),
 		envtest.With(func(e *guard.Env) { e.Recorder = func(ev guard.Event) { f.events = append(f.events, ev) } })).Env
 	f.s = New(Options{Env: env, Roots: []lockcore.ScanRoot{{Path: root, MaxDepth: 4}}, Token: token,
-		// cmd/guard wires in its mapping; a refusal is 1 there, and anything else here
-		// is a number no contract code has, so that the test sees whose number "exit" is.
-		ExitCode: func(err error) int {
-			if guard.OutcomeOf(err).IsRefusal() {
-				return 1
-			}
-			return 99
-		},
+		ExitCode: exitcode.Of,
 		History: func(_ context.Context, q Query) ([]guard.Event, error) {
 			out := []guard.Event{}
 			for i := len(f.events) - 1; i >= 0; i-- {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/guardlocks/guard/cmd/guard/exitcode"
 	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/sandbox"
@@ -70,7 +71,7 @@ func TestSandboxFlagsFillItsOptions(t *testing.T) {
 	t.Run("no COMMAND is a usage error and runs nothing", func(t *testing.T) {
 		ran := false
 		err := execute(newSandboxCmd(flagEnv(t), func(sandbox.Options) error { ran = true; return nil }), "--owner", "bob")
-		assert.Equal(t, guard.ExitUsage, guard.ExitCode(err), "%v", err)
+		assert.Equal(t, exitcode.Usage, exitCode(err), "%v", err)
 		assert.False(t, ran)
 	})
 	t.Run("an unknown flag before COMMAND runs nothing", func(t *testing.T) {

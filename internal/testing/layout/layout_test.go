@@ -29,7 +29,7 @@ var floors = map[string]int{
 	"command": 4, "hooks": 4, "ci": 4, "install": 4, "publish": 4, "audit": 4,
 	"agent": 4, "sandbox": 4, "history": 4, "watch": 4,
 
-	"mcp": 5, "web": 5,
+	"mcp": 5, "web": 5, "cmd/guard/exitcode": 5,
 
 	"cmd/guard": 6,
 }
