@@ -10,6 +10,7 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/go-github/v62 v62.0.0
+	github.com/itchyny/gojq v0.12.20
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/spf13/cobra v1.10.2
@@ -26,6 +27,8 @@ require (
 	modernc.org/sqlite v1.62.0
 	mvdan.cc/sh/v3 v3.14.1
 )
+
+require github.com/itchyny/timefmt-go v0.1.9 // indirect
 
 require (
 	dario.cat/mergo v1.0.0 // indirect

@@ -48,6 +48,8 @@ func newRootCmd(env *guard.Env, bi buildInfo) *cobra.Command {
 		// kernel-enforced locks
 		newSandboxCmd(env, nil),
 	)
+	// --jq beside every --json, before the help and completions read the flags.
+	addJQFlags(root, env)
 	// cobra would add its completion command when the tree runs; added now, it gets
 	// its group, examples and the usage error for a shell it does not know (tcsh).
 	root.InitDefaultCompletionCmd()
