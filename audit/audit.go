@@ -70,6 +70,10 @@ type Entry struct {
 
 // Report is the JSON document `guard audit github --json` prints.
 type Report struct {
+	// OK is the verdict key every command's JSON shares: true when no repository
+	// fails the audit and every owner was listed (a bypass still exits 0 with ok
+	// false: the verdict stands, only the exit code yields).
+	OK           bool    `json:"ok"`
 	Repositories []Entry `json:"repositories"`
 	// Incomplete is true when some owner could not be listed: the report is then not
 	// a clean bill of health whatever it contains.
@@ -163,6 +167,12 @@ func Run(ctx context.Context, opts Options) error {
 	}, walked)
 	walk.Clear()
 	report := Report{Repositories: judgeRepos(repos, clones, apiURL, github.LoadSSHHostAliases(env.Home())), Incomplete: len(failures) > 0}
+	report.OK = !report.Incomplete
+	for _, e := range report.Repositories {
+		if guard.VisibilityVerdict(e.Verdict).FailsAudit(opts.Strict) {
+			report.OK = false
+		}
+	}
 
 	if opts.JSON {
 		if err := guard.WriteJSON(env.Stdout, "audit github", report); err != nil {

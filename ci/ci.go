@@ -52,15 +52,21 @@ type Marker struct {
 
 // Report is `guard ci --format json`.
 type Report struct {
-	Base       string               `json:"base"`
-	Head       string               `json:"head"`
-	BaseSource string               `json:"base_source"`
-	Ops        []string             `json:"ops"`
-	Paths      []string             `json:"paths"`
-	Allowed    bool                 `json:"allowed"`
-	Checks     []guard.DecisionJSON `json:"checks"`
-	Markers    []Marker             `json:"markers"`
-	Notes      []string             `json:"notes"`
+	Base       string   `json:"base"`
+	Head       string   `json:"head"`
+	BaseSource string   `json:"base_source"`
+	Ops        []string `json:"ops"`
+	// Paths are relative to the repository (Root); AbsolutePaths are the same paths
+	// absolute, the form of every other path in guard's JSON.
+	Paths         []string `json:"paths"`
+	Root          string   `json:"root"`
+	AbsolutePaths []string `json:"absolute_paths"`
+	Allowed       bool     `json:"allowed"`
+	// OK is the verdict key every command's JSON shares (here: Allowed).
+	OK      bool                 `json:"ok"`
+	Checks  []guard.DecisionJSON `json:"checks"`
+	Markers []Marker             `json:"markers"`
+	Notes   []string             `json:"notes"`
 }
 
 // zeroSHA matches git's all-zeros object name (any length: SHA-1 or SHA-256).
@@ -157,6 +163,12 @@ func Run(ctx context.Context, opts Options) error {
 	markerDec := mc.Decision()
 	verdict := guard.JudgeCommit(env, guard.GateCI, append(slices.Clone(decisions), markerDec), nil, nil)
 	report.Allowed = verdict.Pass()
+	report.OK = report.Allowed
+	report.Root = repo.Top
+	report.AbsolutePaths = []string{}
+	for _, p := range report.Paths {
+		report.AbsolutePaths = append(report.AbsolutePaths, filepath.Join(repo.Top, filepath.FromSlash(p)))
+	}
 
 	switch format {
 	case FormatJSON:

@@ -77,7 +77,7 @@ func addMarkers(dec *guard.Decision, op string, subjects []*guard.Subject) {
 			byDir[s.Dir] = pd
 		}
 		for _, r := range pd.Refusals {
-			dec.Blocking = append(dec.Blocking, guard.Block{Path: s.Path, Reason: r})
+			dec.Blocking = append(dec.Blocking, guard.Block{Path: s.Path, Reason: r, Markers: pd.Markers})
 		}
 		for _, w := range pd.Warnings {
 			if !seenWarn[w] {

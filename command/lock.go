@@ -83,6 +83,9 @@ type LockJSON struct {
 	Previous *PreviousJSON `json:"previous"`
 	Contest  ContestJSON   `json:"contest"`
 	Warnings []string      `json:"warnings"`
+	// OK is the verdict key every command's JSON shares: a document is only written
+	// for a claim that holds, so it is always true.
+	OK bool `json:"ok"`
 }
 
 // PreviousJSON is the lock a claim renewed, took over or replaced.
@@ -204,7 +207,7 @@ func hold(ctx context.Context, o LockOptions, cmd string, wait time.Duration, re
 	for _, w := range res.Warnings {
 		fmt.Fprintf(env.Stderr, "guard %s: warning: %s\n", cmd, w)
 	}
-	out := LockJSON{Path: res.Path, Action: string(res.Action), Fence: res.Fence, Lock: res.Lock.ToJSON(now), Warnings: res.Warnings}
+	out := LockJSON{OK: true, Path: res.Path, Action: string(res.Action), Fence: res.Fence, Lock: res.Lock.ToJSON(now), Warnings: res.Warnings}
 	if out.Warnings == nil {
 		out.Warnings = []string{}
 	}

@@ -24,8 +24,11 @@ type PermissionsOptions struct {
 // PermissionsJSON is the --json answer of guard permissions.
 type PermissionsJSON struct {
 	Decision lockcore.Decision `json:"decision"`
-	Agent    string            `json:"agent"`
-	Action   string            `json:"action"`
+	// OK is the verdict key every command's JSON shares: true exactly when the
+	// answer is allow (exit 0).
+	OK     bool   `json:"ok"`
+	Agent  string `json:"agent"`
+	Action string `json:"action"`
 	// File is the permissions file read (null when the directory has none).
 	File *string `json:"file"`
 	// Rule is the rule that decided (null when the default did).
@@ -86,6 +89,7 @@ func RunPermissions(o PermissionsOptions) error {
 		}
 		why += " (the strictest answer of the permissions files in " + dir + " and above it)"
 	}
+	ans.OK = ans.Decision == lockcore.Allow
 	if o.JSON {
 		if err := writeJSON(env.Stdout, ans); err != nil {
 			return err

@@ -30,6 +30,9 @@ type PruneJSON struct {
 	WouldRemove []string     `json:"would_remove"`
 	Kept        []string     `json:"kept"`
 	Errors      []PruneError `json:"errors"`
+	// OK is the verdict key every command's JSON shares: true exactly when the
+	// command exits 0 (every expired lock that was due went).
+	OK bool `json:"ok"`
 }
 
 // PruneNotice is what guard prune --webhook posts: the JSON of --json plus the time
@@ -105,6 +108,7 @@ func RunPrune(ctx context.Context, o PruneOptions) error {
 			fmt.Fprintf(env.Stderr, "guard prune: could not remove %s: %v\n", a.Path, a.Err)
 		}
 	}
+	out.OK = !failed
 	if o.JSON {
 		if err := writeJSON(env.Stdout, out); err != nil {
 			return err

@@ -59,7 +59,7 @@ func TestRunPruneRootsAndJSON(t *testing.T) {
 	a := filepath.Join(root, "a", "LOCK.txt")
 	env, out, _ := readEnv(t.TempDir(), nil)
 	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, DryRun: true, JSON: true, RootsInput: command.RootsInput{Roots: []string{filepath.Join(root, "a"), filepath.Join(root, "d")}}}))
-	assert.JSONEq(t, `{"dry_run": true, "removed": [], "would_remove": ["`+a+`"], "kept": [], "errors": []}`, out.String())
+	assert.JSONEq(t, `{"ok": true, "dry_run": true, "removed": [], "would_remove": ["`+a+`"], "kept": [], "errors": []}`, out.String())
 
 	env, out, _ = readEnv(root, nil)
 	require.NoError(t, command.RunPrune(t.Context(), command.PruneOptions{Env: env, JSON: true, RootsInput: command.RootsInput{Roots: []string{"a"}}}))

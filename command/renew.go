@@ -24,6 +24,16 @@ type RenewOptions struct {
 	Resource string
 }
 
+// RenewJSON is `guard renew --json`: the renewed lock object itself (as it always
+// was), with beside its keys the shape of `guard lock --json` (ok, action, and the
+// lock again under "lock"), so that one reader takes both commands' answers.
+type RenewJSON struct {
+	lockcore.JSON
+	OK     bool          `json:"ok"`
+	Action string        `json:"action"`
+	Lock   lockcore.JSON `json:"lock"`
+}
+
 // RunRenew moves created to now for the caller's own live lock (CONTRACT.md `guard
 // renew`) and prints its path. Exit 1 when the lock is missing, expired or someone
 // else's; 2 on bad input.
@@ -61,7 +71,8 @@ func RunRenew(ctx context.Context, o RenewOptions) error {
 	}
 	recordLock(env, guard.EventRenewed, l, path, id.Owner, "renew")
 	if o.JSON {
-		return writeJSON(env.Stdout, l.ToJSON(now))
+		lj := l.ToJSON(now)
+		return writeJSON(env.Stdout, RenewJSON{JSON: lj, OK: true, Action: "renewed", Lock: lj})
 	}
 	fmt.Fprintln(env.Stdout, path)
 	return nil

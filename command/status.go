@@ -20,9 +20,12 @@ type StatusOptions struct {
 
 // StatusJSON is `guard status --json`.
 type StatusJSON struct {
-	Dir    string          `json:"dir"`
-	Locked bool            `json:"locked"`
-	Locks  []lockcore.JSON `json:"locks"`
+	Dir    string `json:"dir"`
+	Locked bool   `json:"locked"`
+	// OK is the verdict key every command's JSON shares: true exactly when the
+	// command exits 0 (here: nothing covers Dir, the opposite of Locked).
+	OK    bool            `json:"ok"`
+	Locks []lockcore.JSON `json:"locks"`
 	// Unreadable lists directories on the way that could not be read; any makes
 	// the answer "locked" (fail closed).
 	Unreadable []string `json:"unreadable,omitempty"`
@@ -64,6 +67,7 @@ func RunStatus(o StatusOptions) error {
 		out.Unreadable = append(out.Unreadable, e.Error())
 	}
 	out.Locked = len(locks) > 0 || len(errs) > 0
+	out.OK = !out.Locked
 
 	if o.JSON {
 		if err := writeJSON(env.Stdout, out); err != nil {

@@ -87,5 +87,5 @@ func TestRunStatusJSON(t *testing.T) {
 	free := t.TempDir()
 	env, out, _ = readEnv(free, nil)
 	require.NoError(t, command.RunStatus(command.StatusOptions{Env: env, JSON: true}))
-	assert.JSONEq(t, `{"dir": "`+free+`", "locked": false, "locks": []}`, out.String())
+	assert.JSONEq(t, `{"dir": "`+free+`", "locked": false, "ok": true, "locks": []}`, out.String())
 }

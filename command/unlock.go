@@ -33,6 +33,9 @@ type UnlockJSON struct {
 	Path    string        `json:"path"`
 	Removed bool          `json:"removed"`
 	Lock    lockcore.JSON `json:"lock"`
+	// OK is the verdict key every command's JSON shares: a document is only written
+	// for a lock that was removed, so it is always true.
+	OK bool `json:"ok"`
 }
 
 // RunUnlock removes a lock (CONTRACT.md `guard unlock`): the caller's own lock (0);
@@ -74,7 +77,7 @@ func RunUnlock(ctx context.Context, o UnlockOptions) error {
 	}
 	recordLock(env, guard.EventReleased, l, path, id.Owner, "unlock")
 	if o.JSON {
-		out := UnlockJSON{Path: path, Removed: true}
+		out := UnlockJSON{Path: path, Removed: true, OK: true}
 		if l != nil {
 			out.Lock = l.ToJSON(now)
 		}

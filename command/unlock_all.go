@@ -16,6 +16,9 @@ type UnlockAllJSON struct {
 	Released []string       `json:"released"`
 	Kept     []KeptLockJSON `json:"kept"`
 	Errors   []string       `json:"errors"`
+	// OK is the verdict key every command's JSON shares: true exactly when the
+	// command exits 0 (no errors).
+	OK bool `json:"ok"`
 }
 
 // KeptLockJSON is a lock of the owner that --all left in place, and why.
@@ -128,6 +131,7 @@ func runUnlockAll(ctx context.Context, o UnlockOptions) error {
 			}
 		}
 	}
+	out.OK = len(out.Errors) == 0
 	if o.JSON {
 		if err := writeJSON(env.Stdout, out); err != nil {
 			return err

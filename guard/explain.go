@@ -210,19 +210,25 @@ type BlockJSON struct {
 	Path   string         `json:"path"`
 	Lock   *lockcore.JSON `json:"lock"`
 	Reason string         `json:"reason"`
+	// Marker is what a marker refusal rests on (the markers governing the path's
+	// project, as preflight's "markers"); null when a lock or anything else refuses.
+	Marker *MarkersJSON `json:"marker"`
 }
 
 // DecisionJSON is the `guard check --json` document.
 type DecisionJSON struct {
-	Op       string      `json:"op"`
-	Allowed  bool        `json:"allowed"`
+	Op      string `json:"op"`
+	Allowed bool   `json:"allowed"`
+	// OK is the verdict key every command's JSON shares: true exactly when the
+	// command exits 0 (here: Allowed).
+	OK       bool        `json:"ok"`
 	Blocking []BlockJSON `json:"blocking"`
 	Warnings []string    `json:"warnings"`
 }
 
 // ToJSON renders the decision as CONTRACT.md's check object.
 func (d *Decision) ToJSON() DecisionJSON {
-	j := DecisionJSON{Op: strings.Join(d.Ops, ","), Allowed: d.Allowed, Blocking: []BlockJSON{}, Warnings: d.Warnings}
+	j := DecisionJSON{Op: strings.Join(d.Ops, ","), Allowed: d.Allowed, OK: d.Allowed, Blocking: []BlockJSON{}, Warnings: d.Warnings}
 	if j.Warnings == nil {
 		j.Warnings = []string{}
 	}
@@ -231,6 +237,10 @@ func (d *Decision) ToJSON() DecisionJSON {
 		if b.Lock != nil {
 			lj := b.Lock.ToJSON(d.now)
 			bj.Lock = &lj
+		}
+		if b.Markers != nil {
+			mj := b.Markers.ToJSON()
+			bj.Marker = &mj
 		}
 		j.Blocking = append(j.Blocking, bj)
 	}

@@ -97,6 +97,9 @@ type Block struct {
 	// Actor is the owner the policy judged (its Identity's): who was refused, which
 	// the history records.
 	Actor string
+	// Markers are the publication markers that refuse (PRIVATE.txt, both markers, an
+	// unreadable PUBLIC.txt, none under require_public); nil for every other block.
+	Markers *Markers
 }
 
 // Decision is the policy's answer.

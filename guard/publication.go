@@ -223,9 +223,11 @@ func (m *Markers) ToJSON() MarkersJSON {
 
 // PublicationJSON is a publication decision in JSON.
 type PublicationJSON struct {
-	Op       string       `json:"op"`
-	Dir      string       `json:"dir"`
-	Allowed  bool         `json:"allowed"`
+	Op      string `json:"op"`
+	Dir     string `json:"dir"`
+	Allowed bool   `json:"allowed"`
+	// OK is the verdict key every command's JSON shares (here: Allowed).
+	OK       bool         `json:"ok"`
 	Markers  MarkersJSON  `json:"markers"`
 	Refusals []string     `json:"refusals"`
 	Warnings []string     `json:"warnings"`
@@ -234,7 +236,7 @@ type PublicationJSON struct {
 
 // ToJSON renders the decision.
 func (d *PublicationDecision) ToJSON() PublicationJSON {
-	j := PublicationJSON{Op: d.Op, Dir: d.Dir, Allowed: d.Allowed, Markers: d.Markers.ToJSON(),
+	j := PublicationJSON{Op: d.Op, Dir: d.Dir, Allowed: d.Allowed, OK: d.Allowed, Markers: d.Markers.ToJSON(),
 		Refusals: d.Refusals, Warnings: d.Warnings, Locks: d.Locks.ToJSON()}
 	if j.Refusals == nil {
 		j.Refusals = []string{}

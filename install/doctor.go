@@ -50,7 +50,9 @@ type BackendReport struct {
 
 // DoctorReport is `guard doctor --json`.
 type DoctorReport struct {
-	Healthy      bool         `json:"healthy"`
+	Healthy bool `json:"healthy"`
+	// OK is the verdict key every command's JSON shares (here: Healthy).
+	OK           bool         `json:"ok"`
 	Repositories []RepoReport `json:"repositories"`
 	Problems     []string     `json:"problems"`
 	// Scratch are the scratch files found in the repositories and the state directory.
@@ -182,6 +184,7 @@ func RunDoctor(ctx context.Context, o DoctorOptions) error {
 			rep.Healthy = false
 		}
 	}
+	rep.OK = rep.Healthy && len(rep.Repositories) > 0
 	if o.JSON {
 		if err := guard.WriteJSON(o.Env.Stdout, "doctor", rep); err != nil {
 			return err

@@ -302,10 +302,12 @@ func RunServerUninstall(ctx context.Context, o ServerOptions) error {
 
 // ServerDoctorReport is `guard doctor --server --json`.
 type ServerDoctorReport struct {
-	Healthy bool         `json:"healthy"`
-	Repo    string       `json:"repo"`
-	Layout  string       `json:"layout"`
-	Hooks   []HookReport `json:"hooks"`
+	Healthy bool `json:"healthy"`
+	// OK is the verdict key every command's JSON shares (here: Healthy).
+	OK     bool         `json:"ok"`
+	Repo   string       `json:"repo"`
+	Layout string       `json:"layout"`
+	Hooks  []HookReport `json:"hooks"`
 	// Config is the server's .guard.toml (the one beside or above the repository).
 	Config ConfigReport `json:"config"`
 	// Pusher says where the pusher's identity comes from.
@@ -371,6 +373,7 @@ func RunServerDoctor(ctx context.Context, o ServerOptions) error {
 		rep.Bypasses = len(entries)
 	}
 	rep.Healthy = len(rep.Problems) == 0
+	rep.OK = rep.Healthy
 	if o.JSON {
 		if err := guard.WriteJSON(o.Env.Stdout, "doctor", rep); err != nil {
 			return err

@@ -21,12 +21,15 @@ type JSON struct {
 	// Resource is the URI of a resource lock (null for folder locks).
 	Resource *string `json:"resource"`
 	// Remaining is the reference's "remaining" column (see Lock.Remaining).
-	Remaining string            `json:"remaining"`
-	Protected bool              `json:"protected"`
-	Ambiguous bool              `json:"ambiguous"`
-	Fence     *int64            `json:"fence,omitempty"`
-	Fields    map[string]string `json:"fields"`
-	ReadError string            `json:"read_error,omitempty"`
+	Remaining string `json:"remaining"`
+	// RemainingSeconds is the time left in whole seconds (0 once expired; null for a
+	// lock that never expires by time).
+	RemainingSeconds *int64            `json:"remaining_seconds"`
+	Protected        bool              `json:"protected"`
+	Ambiguous        bool              `json:"ambiguous"`
+	Fence            *int64            `json:"fence,omitempty"`
+	Fields           map[string]string `json:"fields"`
+	ReadError        string            `json:"read_error,omitempty"`
 	// HeldIn names the lock backend that holds the lock (omitted for a lock known
 	// from its file alone).
 	HeldIn string `json:"held_in,omitempty"`
@@ -55,6 +58,8 @@ func (l *Lock) ToJSON(now time.Time) JSON {
 	if at, ok := l.ExpiresAt(); ok {
 		s := at.Format(time.RFC3339)
 		j.ExpiresAt = &s
+		left := int64(max(at.Sub(now), 0) / time.Second)
+		j.RemainingSeconds = &left
 	}
 	if f, ok := l.Fence(); ok {
 		j.Fence = &f

@@ -50,9 +50,11 @@ type PackageJSON struct {
 
 // PreflightReport is the readiness report.
 type PreflightReport struct {
-	Op          string                `json:"op"`
-	Dir         string                `json:"dir"`
-	Ready       bool                  `json:"ready"`
+	Op    string `json:"op"`
+	Dir   string `json:"dir"`
+	Ready bool   `json:"ready"`
+	// OK is the verdict key every command's JSON shares (here: Ready).
+	OK          bool                  `json:"ok"`
 	Publication guard.PublicationJSON `json:"publication"`
 	Checks      []CheckResult         `json:"checks"`
 	Repository  *RepoState            `json:"repository"`
@@ -120,6 +122,7 @@ func RunPreflight(opts PreflightOptions) error {
 		r.Warnings = append(r.Warnings, w...)
 	}
 	r.Ready = d.Allowed && len(r.Problems) == 0
+	r.OK = r.Ready
 	r.Publication = d.ToJSON()
 
 	if opts.JSON {

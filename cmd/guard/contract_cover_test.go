@@ -204,7 +204,7 @@ func TestContractCheckJSON(t *testing.T) {
 	blocking := obj["blocking"].([]any)
 	require.Len(t, blocking, 1)
 	b := blocking[0].(map[string]any)
-	assert.Equal(t, []string{"lock", "path", "reason"}, ctKeys(b))
+	assert.Equal(t, []string{"lock", "marker", "path", "reason"}, ctKeys(b))
 	assert.Equal(t, filepath.Join(dir, "src", "a.go"), b["path"])
 	assert.NotEmpty(t, b["reason"])
 	lock := b["lock"].(map[string]any)
@@ -234,7 +234,7 @@ func TestContractStatus(t *testing.T) {
 	out, errOut, code := ctRun(t, dir, nil, "", "status", "--json", "src/deep")
 	assert.Equal(t, 1, code, errOut)
 	obj := ctObject(t, out)
-	assert.Equal(t, []string{"dir", "locked", "locks"}, ctKeys(obj))
+	assert.Equal(t, []string{"dir", "locked", "locks", "ok"}, ctKeys(obj))
 	assert.Equal(t, filepath.Join(dir, "src", "deep"), obj["dir"])
 	assert.Equal(t, true, obj["locked"])
 	locks := obj["locks"].([]any)
@@ -243,7 +243,7 @@ func TestContractStatus(t *testing.T) {
 
 	out, _, code = ctRun(t, dir, nil, "", "status", "--json", "docs")
 	assert.Equal(t, 0, code)
-	assert.JSONEq(t, `{"dir":"`+filepath.Join(dir, "docs")+`","locked":false,"locks":[]}`, out)
+	assert.JSONEq(t, `{"dir":"`+filepath.Join(dir, "docs")+`","locked":false,"ok":true,"locks":[]}`, out)
 
 	out, _, code = ctRun(t, filepath.Join(dir, "src"), nil, "", "status")
 	assert.Equal(t, 1, code, "DIR defaults to the working directory")

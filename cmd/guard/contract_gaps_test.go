@@ -29,7 +29,7 @@ func TestContractGapRefusalHintUnlocksAScopedLock(t *testing.T) {
 func TestContractGapCheckJSONHasExactlyThePromisedKeys(t *testing.T) {
 	out, _, code := ctRun(t, t.TempDir(), nil, "", "check", "--json", "x")
 	require.Equal(t, 0, code)
-	assert.Equal(t, []string{"allowed", "blocking", "op", "warnings"}, ctKeys(ctObject(t, out)))
+	assert.Equal(t, []string{"allowed", "blocking", "ok", "op", "warnings"}, ctKeys(ctObject(t, out)))
 }
 
 func TestContractGapUnknownLockKeysAreShown(t *testing.T) {

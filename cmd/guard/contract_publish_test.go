@@ -263,7 +263,7 @@ func TestContractAuditGitHub(t *testing.T) {
 	assert.Equal(t, 1, code, "a public PRIVATE.txt repository is a violation: %s", errOut)
 	var rep map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	assert.Equal(t, []string{"incomplete", "repositories"}, ctKeys(rep))
+	assert.Equal(t, []string{"incomplete", "ok", "repositories"}, ctKeys(rep))
 	assert.Equal(t, false, rep["incomplete"])
 	repos := rep["repositories"].([]any)
 	require.Len(t, repos, 4, "every page is listed")

@@ -22,15 +22,14 @@ func addJQFlags(cmd *cobra.Command, env *guard.Env) {
 	for _, sub := range cmd.Commands() {
 		addJQFlags(sub, env)
 	}
-	if cmd.Flags().Lookup("json") == nil || cmd.Flags().Lookup("jq") != nil {
+	// team's --json is a persistent flag of team, inherited by its actions.
+	hasJSON := cmd.Flags().Lookup("json") != nil || cmd.InheritedFlags().Lookup("json") != nil
+	if !hasJSON || cmd.Flags().Lookup("jq") != nil || cmd.RunE == nil {
 		return
 	}
 	var expr string
 	cmd.Flags().StringVar(&expr, "jq", "", "filter the JSON output with a jq expression (implies --json; see 'guard help formatting')")
 	run := cmd.RunE
-	if run == nil {
-		return
-	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if !c.Flags().Changed("jq") {
 			return run(c, args)
@@ -52,7 +51,7 @@ func addJQFlags(cmd *cobra.Command, env *guard.Env) {
 			return runErr
 		}
 		if runErr == nil {
-			return guard.Exitf(guard.ExitUsage, "--jq %q: %w", expr, jqErr)
+			return guard.Fail(guard.BadInput, "--jq %q: %w", expr, jqErr)
 		}
 		// The command's own answer (a refusal, say) is the exit code that matters.
 		fmt.Fprintf(env.Stderr, "guard: --jq %q: %v\n", expr, jqErr)

@@ -95,5 +95,5 @@ func TestCheckEndToEnd(t *testing.T) {
 
 	out, _, code := runGuard(t, root, []string{"GUARD_OWNER=bob"}, "check", "--json", "README.md")
 	assert.Equal(t, 0, code)
-	assert.JSONEq(t, `{"op":"edit","allowed":true,"blocking":[],"warnings":[]}`, out)
+	assert.JSONEq(t, `{"op":"edit","allowed":true,"ok":true,"blocking":[],"warnings":[]}`, out)
 }
