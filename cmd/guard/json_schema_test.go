@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest"
 )
 
 // schemaDir is docs/schema, the JSON Schema of each command's --json document.
@@ -85,8 +86,8 @@ func TestEveryJSONDocumentMatchesItsSchema(t *testing.T) {
 	dir := ctRepo(t, map[string]string{"src/a.go": "package a\n"})
 	ctWrite(t, dir, "pkg/PRIVATE.txt", "not before the review\n")
 	ctWrite(t, dir, "src/b.go", "package a\n")
-	ctGit(t, dir, "add", "src")
-	ctGit(t, dir, "commit", "-q", "-m", "second")
+	guardtest.Git(t, dir, "add", "src")
+	guardtest.Git(t, dir, "commit", "-q", "-m", "second")
 	ctWrite(t, dir, "locked/LOCK.txt", "owner: alice\n"+ctLive+"purpose: parser\nfence: 7\n")
 	state := t.TempDir()
 	home := t.TempDir()
@@ -241,8 +242,8 @@ func TestJSONCarriesTheCommonKeys(t *testing.T) {
 	assert.Equal(t, true, rn["ok"])
 
 	ctWrite(t, dir, "src/a.go", "package a\n")
-	ctGit(t, dir, "add", "src")
-	ctGit(t, dir, "commit", "-q", "-m", "src")
+	guardtest.Git(t, dir, "add", "src")
+	guardtest.Git(t, dir, "commit", "-q", "-m", "src")
 	out, _, code = ctRun(t, dir, nil, "", "ci", "--json", "--base", "HEAD~1")
 	require.Equal(t, 0, code)
 	ci := ctObject(t, out)
