@@ -26,11 +26,10 @@ func (s *Server) identities() identities {
 // guard lock would use there); err names the .guard.toml that could not be read, and
 // the identity is then what the environment alone gives.
 func (ids identities) at(dir string) (guard.Identity, error) {
+	// On a configuration error the subject still carries the identity the
+	// environment alone gives (the Resolver's answer, as guard lock would have it).
 	sub, err := ids.res.Resolve(dir, guard.Identity{})
-	if err != nil {
-		return guard.ResolveIdentity(ids.env, "", "", nil), err
-	}
-	return sub.Identity, nil
+	return sub.Identity, err
 }
 
 // mine reports whether l is the acting identity's own lock in its folder: the one test
