@@ -587,9 +587,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("lockdown-preview").addEventListener("click", () => preview("Lock down every room", "/api/lockdown", { commit: false }, { commit: true }, "lockdown"));
   $("undo-preview").addEventListener("click", () => preview("Undo the lockdown", "/api/lockdown/undo", { commit: false }, { commit: true }, "undo"));
   setInterval(tick, 1000);
-  signIn().then((ok) => {
+  signIn().then(async (ok) => {
     if (!ok) return;
-    refresh();
+    // The rooms first: the timeline shows its paths within them.
+    await refresh();
     loadTimeline();
     connect();
   });
