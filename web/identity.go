@@ -14,12 +14,11 @@ import (
 // identities resolves the identity guard serve acts as, folder by folder, reading each
 // folder's configuration once per request.
 type identities struct {
-	env *guard.Env
 	res *guard.Resolver
 }
 
 func (s *Server) identities() identities {
-	return identities{env: s.o.Env, res: guard.NewResolver(s.o.Env)}
+	return identities{res: guard.NewResolver(s.o.Env)}
 }
 
 // at is the identity a claim, renew or release without an owner acts as in dir (what
