@@ -248,7 +248,10 @@ func (d *decider) locks(ops, paths []string, descend bool, what string) {
 	for _, s := range subjects {
 		s.Identity = d.who.in(s)
 	}
-	dec, err := guard.CheckSubjects(d.env, subjects, guard.Request{Ops: ops, Descend: descend})
+	// A client that times the hook out may run the command unjudged, so a walk below
+	// the command's folders (rm -rf /*) is bounded as the near-lock search is.
+	req := guard.Request{Ops: ops, Descend: descend, MaxBelow: maxNearDirs, BelowUntil: d.env.Clock.Now().Add(nearLockLimit)}
+	dec, err := guard.CheckSubjects(d.env, subjects, req)
 	if err != nil {
 		d.deny(fmt.Sprintf("guard: cannot check %s: %v (fail closed)", what, err))
 		return

@@ -39,6 +39,8 @@ type Policy struct {
 	// perPath makes every path take the way of a folder or symbolic link (an lstat and
 	// its own walk up): the tests compare it with the per-directory views.
 	perPath bool
+	// bound bounds the walks below folders of the Check under way.
+	bound belowBound
 	// lastViewDir and lastView are the view asked for last (see view).
 	lastViewDir string
 	lastView    *dirView
@@ -80,6 +82,12 @@ type Request struct {
 	// repository being changed; the fence file must lie inside it.
 	Fence, FenceFile string
 	RepoRoot         string
+	// MaxBelow and BelowUntil bound the Descend walks of one request, for a caller
+	// that must answer in time (the agent hook): past MaxBelow folders in all, or past
+	// BelowUntil, the walk stops and the folder it was in is refused as one guard
+	// could not read (fail closed). Zero values: no bound.
+	MaxBelow   int
+	BelowUntil time.Time
 }
 
 // Block is one reason the policy refuses.
@@ -146,6 +154,7 @@ func (p *Policy) newChecking(req Request) *checking {
 	if len(ops) == 0 {
 		ops = []string{OpEdit}
 	}
+	p.bound = belowBound{max: req.MaxBelow, until: req.BelowUntil}
 	return &checking{p: p, req: req, ops: ops, d: &Decision{Ops: ops, Allowed: true, now: p.now}, warned: map[string]bool{}}
 }
 
@@ -178,6 +187,7 @@ func (c *checking) path(abs string) {
 // decision.
 func (c *checking) finish() (*Decision, error) {
 	p, req, d := c.p, c.req, c.d
+	p.bound = belowBound{} // the bound was this request's only
 	if req.Fence != "" || req.FenceFile != "" {
 		if b, ok := p.fenceBlock(req); ok {
 			d.Blocking = append(d.Blocking, b)

@@ -135,6 +135,10 @@ func (p *Policy) below(root string) []hit {
 		if e.Name() == ".git" || e.Name() == "node_modules" {
 			return filepath.SkipDir
 		}
+		if why := p.bound.next(p.env.Clock.Now); why != "" {
+			out = append(out, hit{target: root, err: fmt.Errorf("%s: %s, so guard stopped reading them; name smaller folders", root, why)})
+			return filepath.SkipAll
+		}
 		dl := p.readDir(path)
 		if dl.err != nil {
 			out = append(out, hit{target: path, err: dl.err})
