@@ -121,6 +121,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return guard.Fail(guard.BadInput, "ci: %w", err)
 	}
+	gone, err := goneLocks(ctx, g, rng, changed)
+	if err != nil {
+		return guard.Fail(guard.BadInput, "ci: %w", err)
+	}
 
 	subject, err := guard.ResolveSubject(env, repo.Top, guard.Identity{})
 	if err != nil {
@@ -149,6 +153,9 @@ func Run(ctx context.Context, opts Options) error {
 		for _, op := range ops {
 			cc := policy.CommitCheck(guard.Commit{Gate: guard.GateCI, Ops: []string{op}, Root: repo.Top, Whole: tag})
 			if err := cc.Check(abs); err != nil {
+				return guard.Fail(guard.BadInput, "ci: %w", err)
+			}
+			if err := cc.Before(rng.Base, gone, abs); err != nil {
 				return guard.Fail(guard.BadInput, "ci: %w", err)
 			}
 			dec := cc.Decision()
@@ -206,6 +213,22 @@ func Run(ctx context.Context, opts Options) error {
 		return verdict.Failure()
 	}
 	return nil
+}
+
+// goneLocks are the lock files that the range's base holds and its head no longer
+// does, among the changed paths: they bind the range as the server's gate makes them
+// bind its push (guard.CommitCheck.Before). A range without a base has none.
+func goneLocks(ctx context.Context, g gitrun.Git, r Range, changed []string) ([]gitrun.TreeFile, error) {
+	if r.Base == "" {
+		return nil, nil
+	}
+	var names []string
+	for _, p := range changed {
+		if guard.MayBindOnceGone(p) {
+			names = append(names, p)
+		}
+	}
+	return gitrun.GoneFiles(ctx, g, []string{r.Base}, r.Head, names, guard.TreeLockBound)
 }
 
 // isTagBuild reports whether the CI job runs for a pushed tag (GitHub Actions:

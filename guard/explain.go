@@ -43,6 +43,7 @@ func (d *Decision) ExplainRefusalWith(w io.Writer, wayOut func(*lockcore.Lock) s
 		paths []string
 		why   string
 		claim bool
+		way   string // the block's own way out, if any
 	}
 	var groups []*group
 	byKey := map[string]*group{}
@@ -53,7 +54,7 @@ func (d *Decision) ExplainRefusalWith(w io.Writer, wayOut func(*lockcore.Lock) s
 		}
 		g := byKey[key]
 		if g == nil {
-			g = &group{lock: b.Lock, why: b.Reason, claim: b.TeamClaim}
+			g = &group{lock: b.Lock, why: b.Reason, claim: b.TeamClaim, way: b.WayOut}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
@@ -75,7 +76,11 @@ func (d *Decision) ExplainRefusalWith(w io.Writer, wayOut func(*lockcore.Lock) s
 		}
 		writeLock(w, g.lock, g.why, d.now)
 		writePaths(w, g.paths)
-		fmt.Fprintf(w, "  what now: %s\n", wayOut(g.lock))
+		way := g.way
+		if way == "" {
+			way = wayOut(g.lock)
+		}
+		fmt.Fprintf(w, "  what now: %s\n", way)
 	}
 }
 

@@ -41,6 +41,9 @@ type Policy struct {
 	perPath bool
 	// bound bounds the walks below folders of the Check under way.
 	bound belowBound
+	// treeLocks, when set, are the only locks this policy sees, by directory: lock
+	// files read from a commit's tree (withTreeLocks).
+	treeLocks map[string][]*lockcore.Lock
 	// lastViewDir and lastView are the view asked for last (see view).
 	lastViewDir string
 	lastView    *dirView
@@ -105,6 +108,9 @@ type Block struct {
 	// Actor is the owner the policy judged (its Identity's): who was refused, which
 	// the history records.
 	Actor string
+	// WayOut, when set, is what to do instead of what the lock's kind suggests (a
+	// committed lock the change deletes: its owner releases it with a commit).
+	WayOut string
 	// Markers are the publication markers that refuse (PRIVATE.txt, both markers, an
 	// unreadable PUBLIC.txt, none under require_public); nil for every other block.
 	Markers *Markers

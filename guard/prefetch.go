@@ -117,7 +117,7 @@ func (p *Policy) CheckStream(req Request, paths <-chan []string) (*Decision, err
 		case r := <-results:
 			if _, read := p.dirs[r.dir]; !read {
 				p.gits[r.dir] = r.git
-				p.dirs[r.dir] = p.withBackend(r.dir, r.dl)
+				p.dirs[r.dir] = p.settle(r.dir, r.dl)
 			}
 			delete(reading, r.dir)
 		}

@@ -156,6 +156,9 @@ func (p *Policy) below(root string) []hit {
 			seen[strings.ToLower(h.lock.Path)] = true
 		}
 	}
+	if p.treeLocks != nil {
+		return out // a commit's tree locks only: no backend
+	}
 	return append(out, p.backendBelow(root, seen)...)
 }
 
@@ -163,7 +166,7 @@ func (p *Policy) readDir(dir string) dirLocks {
 	if dl, ok := p.dirs[dir]; ok {
 		return dl
 	}
-	dl := p.withBackend(dir, listDir(dir, p.loc))
+	dl := p.settle(dir, listDir(dir, p.loc))
 	p.dirs[dir] = dl
 	return dl
 }

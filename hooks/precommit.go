@@ -39,6 +39,7 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	type staged struct {
 		chunks [][]string // the absolute paths, one slice per batch (no regrowing)
 		n      int
+		gone   []string // the lock files the index deletes (see judgeGoneLocks)
 		err    error
 	}
 	type where struct {
@@ -76,6 +77,9 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 					switch c.Status {
 					case 'D':
 						ch = guard.Removed
+						if guard.MayBindOnceGone(c.Path) {
+							st.gone = append(st.gone, c.Path)
+						}
 					case 'A':
 						ch = guard.Added
 					}
@@ -110,6 +114,14 @@ func preCommit(ctx context.Context, env *guard.Env, o *outcome) error {
 	paths := make([]string, 0, st.n)
 	for _, c := range st.chunks {
 		paths = append(paths, c...)
+	}
+	// A merge git makes by itself keeps every file both parents hold: what it deletes
+	// against HEAD, the merged branch deleted (judged when that commit was made), so
+	// pre-merge-commit asks no lock of HEAD's tree.
+	if o.hook != "pre-merge-commit" {
+		if err := judgeGoneLocks(ctx, s.git, cc, st.gone, paths); err != nil {
+			return err
+		}
 	}
 	dec := cc.Decision()
 	c := check{what: "staged changes", ops: ops, paths: paths, dec: dec}

@@ -210,7 +210,11 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 			tips = b.tips
 		}
 		if revs := PushRange(u, have.commit[u.RemoteSHA], tips); revs != nil && have.commit[u.LocalSHA] {
-			if err := s.checkPublished(ctx, cc, &c, revs, u.LocalSHA); err != nil {
+			prev := ""
+			if !u.NewRef() && have.commit[u.RemoteSHA] {
+				prev = u.RemoteSHA
+			}
+			if err := s.checkPublished(ctx, cc, &c, revs, u.LocalSHA, prev); err != nil {
 				return fmt.Errorf("%s: %w", u, err)
 			}
 		}
@@ -240,8 +244,10 @@ func prePush(ctx context.Context, env *guard.Env, remote string, stdin io.Reader
 // checkPublished hands cc every path that `git log revs` changes (in batches, while
 // git is still walking history, judged by the session's parallel policies), and the
 // publication markers the push would publish: in the tree of tip (a commit; "" for
-// none) and added by a commit of revs. c gets the paths, for the bypass log.
-func (s *session) checkPublished(ctx context.Context, cc *guard.CommitCheck, c *check, revs []string, tip string) error {
+// none) and added by a commit of revs. A lock file of prev (the remote's tip, "" for a
+// new ref) that revs change and tip's tree no longer holds binds the push too, as on
+// the server (guard.CommitCheck.Before). c gets the paths, for the bypass log.
+func (s *session) checkPublished(ctx context.Context, cc *guard.CommitCheck, c *check, revs []string, tip, prev string) error {
 	var waitTree func() ([]foundMarker, error)
 	if tip != "" {
 		var err error
@@ -251,9 +257,13 @@ func (s *session) checkPublished(ctx context.Context, cc *guard.CommitCheck, c *
 	}
 	pc := s.startParallel(c.ops)
 	sawMarker := false
+	var gone []string // the lock files the range changes, which it may delete
 	err := gitrun.LogPathsFunc(ctx, s.git, revs, func(batch []string) error {
 		for _, p := range batch {
 			sawMarker = sawMarker || guard.IsMarkerName(p)
+			if prev != "" && guard.MayBindOnceGone(p) {
+				gone = append(gone, p)
+			}
 		}
 		abs := s.abs(batch)
 		pc.add(abs)
@@ -262,6 +272,12 @@ func (s *session) checkPublished(ctx context.Context, cc *guard.CommitCheck, c *
 	})
 	if werr := pc.wait(cc.Locks()); err == nil {
 		err = werr
+	}
+	if err == nil && len(gone) > 0 {
+		var files []gitrun.TreeFile
+		if files, err = gitrun.GoneFiles(ctx, s.git, []string{prev}, tip, gone, guard.TreeLockBound); err == nil {
+			err = cc.Before(prev, files, c.paths)
+		}
 	}
 	var found []foundMarker
 	if waitTree != nil {

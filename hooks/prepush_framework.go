@@ -40,7 +40,7 @@ func (s *session) frameworkRest(ctx context.Context, remote string, described Re
 	if err := cc.Check(nil); err != nil {
 		return c, err
 	}
-	if err := s.checkPublished(ctx, cc, &c, revs, ""); err != nil {
+	if err := s.checkPublished(ctx, cc, &c, revs, "", ""); err != nil {
 		return c, fmt.Errorf("local commits that %s lacks: %w", remote, err)
 	}
 	c.dec = cc.Decision()

@@ -503,20 +503,69 @@ var consistencyRows = []cqRow{
 		says: []string{".guard.toml:2"},
 	},
 	{
-		// A change that removes another owner's committed lock with the edit: the server
-		// judges it by the tree the ref had (refused, the right answer: the lock bound
+		// Issue 22 item 2: a change that removes another owner's committed lock with the
+		// edit. The server judged it by the tree the ref had (refused: the lock bound
 		// every clone), the client gates by the working tree or checkout, where the lock
-		// is gone.
+		// is gone (allowed); now they hand the policy the lock as the commit before holds
+		// it (HEAD, the remote's tip, the range's base) and refuse too.
 		name: "a commit that deletes another owner's committed lock",
 		build: func(t *testing.T) cqWorld {
 			repo := ctRepo(t, map[string]string{"src/LOCK.txt": cqLock("alice"), "src/a.go": "package a\n"})
 			guardtest.Git(t, repo, "rm", "-q", "src/LOCK.txt")
 			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=bob"}}
 		},
-		ask:     []string{"pre-commit", "pre-push", "ci"},
-		want:    1,
-		says:    []string{"LOCK.txt", "alice"},
-		pending: "pre-commit, pre-push and guard ci answer 0: they read locks from the working tree or checkout, and the deleted lock's content is only in the commit before (HEAD, the remote's tip, the range's base); judging it needs a way to hand the Policy a lock read from git, which the server does with its scratch tree",
+		ask:       []string{"pre-commit", "pre-push", "ci"},
+		want:      1,
+		says:      []string{"LOCK.txt", "alice"},
+		entrySays: map[string][]string{"pre-commit": {"this change deletes it", "ask alice to release it", "GUARD_BYPASS"}},
+	},
+	{
+		name: "a commit that deletes the committer's own committed lock",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/LOCK.txt": cqLock("alice"), "src/a.go": "package a\n"})
+			guardtest.Git(t, repo, "rm", "-q", "src/LOCK.txt")
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=alice"}}
+		},
+		ask:  []string{"pre-commit", "pre-push", "ci"},
+		want: 0,
+	},
+	{
+		// The deletion alone is judged: the lock file lies in the area it locks, and
+		// removing another's lock is the change it refuses (guard unlock --force is the
+		// way to take over an abandoned one, not a commit).
+		name: "a commit that deletes another owner's committed lock and nothing else of its area",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/LOCK.txt": cqLock("alice"), "src/a.go": "package a\n", "b.txt": "b\n"})
+			guardtest.Git(t, repo, "rm", "-q", "src/LOCK.txt")
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "b.txt"), env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:  []string{"pre-commit", "pre-push", "ci"},
+		want: 1,
+		says: []string{"LOCK.txt", "alice"},
+	},
+	{
+		name: "a commit that deletes another owner's expired committed lock",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/LOCK.txt": "owner: alice\ncreated: 2001-01-01T00:00:00\nexpires_after: 1h\n", "src/a.go": "package a\n"})
+			guardtest.Git(t, repo, "rm", "-q", "src/LOCK.txt")
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:  []string{"pre-commit", "pre-push", "ci"},
+		want: 0,
+	},
+	{
+		// A lock file the change rewrites is judged as the change leaves it, on the
+		// server (the pushed tree holds it) as in the clone: rewritten to bob's, it is
+		// bob's. (A takeover of a lock is guard lock --force's, with its record.)
+		name: "a commit that rewrites another owner's committed lock as the committer's",
+		build: func(t *testing.T) cqWorld {
+			repo := ctRepo(t, map[string]string{"src/LOCK.txt": cqLock("alice"), "src/a.go": "package a\n"})
+			ctWrite(t, repo, "src/LOCK.txt", cqLock("bob"))
+			guardtest.Git(t, repo, "add", "src/LOCK.txt")
+			return cqWorld{cwd: repo, path: filepath.Join(repo, "src", "a.go"), env: []string{"GUARD_OWNER=bob"}}
+		},
+		ask:  []string{"pre-commit", "pre-push", "ci"},
+		want: 0,
 	},
 	{
 		name: "a committed team lock of the pusher's host",
