@@ -8,14 +8,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/guard"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 	"github.com/guardlocks/guard/lockcore"
 )
 
@@ -144,11 +143,8 @@ func TestRoomsSayWhoThePageActsAs(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(b, ".guard.toml"), []byte("owner = \"bot-b\"\nhost = \"hb\"\n"), 0o644))
 	bad := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bad, ".guard.toml"), []byte("owner = \n"), 0o644))
-	env := &guard.Env{
-		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
-		Clock: lockcore.ClockFunc(time.Now), User: "carol", Hostname: "hostc", Dir: a,
-		Getenv: func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] },
-	}
+	env := envtest.New(envtest.Dir(a), envtest.Identity("carol", "hostc"), envtest.Vars(map[string]string{"HOME": t.TempDir()}),
+		envtest.Streams(io.Discard, io.Discard)).Env // the server writes from its handlers' goroutines
 	s := New(Options{Env: env, Roots: []lockcore.ScanRoot{{Path: a, MaxDepth: 4}, {Path: b, MaxDepth: 4}, {Path: bad, MaxDepth: 4}}, Token: token})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
@@ -176,7 +172,7 @@ func TestRoomsSayWhoThePageActsAs(t *testing.T) {
 	inB := lockcore.Spec{Dir: b, Kind: lockcore.Exclusive, Owner: "bot-b", Host: "hb", Expires: "1h"}
 	inBad := lockcore.Spec{Dir: bad, Kind: lockcore.Exclusive, Owner: "carol@hostc", Host: "hostc", Expires: "1h"}
 	for _, sp := range []lockcore.Spec{inA, inB, inBad} {
-		require.NoError(t, os.WriteFile(sp.Path(), sp.Body(time.Now(), 1), 0o644))
+		require.NoError(t, os.WriteFile(sp.Path(), sp.Body(envtest.Now, 1), 0o644))
 	}
 	var locks []lockOut
 	get("/api/locks", &locks)

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/guardlocks/guard/guard"
 	"github.com/guardlocks/guard/internal/testing/guardtest"
+	"github.com/guardlocks/guard/internal/testing/guardtest/envtest"
 )
 
 // schemaDir is docs/schema, the JSON Schema of each command's --json document.
@@ -170,7 +170,7 @@ func TestEveryJSONDocumentMatchesItsSchema(t *testing.T) {
 		loadSchema(t, filepath.Base(f))
 	}
 	var missing []string
-	walkJSONCommands(newRootCmd(&guard.Env{}, buildInfo{}), func(c *cobra.Command) {
+	walkJSONCommands(newRootCmd(envtest.New().Env, buildInfo{}), func(c *cobra.Command) {
 		if p := strings.TrimPrefix(c.CommandPath(), "guard "); !covered[p] {
 			missing = append(missing, p)
 		}

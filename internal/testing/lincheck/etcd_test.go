@@ -338,6 +338,9 @@ func TestEtcdMembersRestartedWithTheirData(t *testing.T) {
 				for _, m := range c.members {
 					m.stop()
 				}
+				// The fault is an outage of real processes, whose leases run on real
+				// time: the cluster stays down for a second of it (no Clock to move;
+				// restart below waits as long for one member).
 				time.Sleep(time.Second)
 				for _, m := range c.members {
 					c.start(m)
