@@ -157,10 +157,10 @@ func removeTrustedHash(text, key, hash string) string {
 }
 
 // hookStateHeader is the header of Codex's trust record for the hook key.
-func hookStateHeader(key string) string { return "[hooks.state." + tomlString(key) + "]" }
+func hookStateHeader(key string) string { return "[hooks.state." + guard.QuoteTOML(key) + "]" }
 
 // trustedHashLine is the trust record's line for hash, as guard writes it.
-func trustedHashLine(hash string) string { return "trusted_hash = " + tomlString(hash) }
+func trustedHashLine(hash string) string { return "trusted_hash = " + guard.QuoteTOML(hash) }
 
 // tomlTable finds the first table of a TOML text (split after each newline) whose
 // header line is header: the header's index and the index past its body (the next
@@ -177,28 +177,4 @@ func tomlTable(lines []string, header string) (start, end int) {
 		return i, end
 	}
 	return -1, -1
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

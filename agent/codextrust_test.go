@@ -10,6 +10,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/guardlocks/guard/guard"
 )
 
 // codexRepo is a project whose hooks.json gets guard's entry; HOME holds .codex.
@@ -45,7 +47,7 @@ func TestAgentInstallCodexRecordsTheTrustCodexAsksFor(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Equal(t, hooks+":pre_tool_use:0:0", entries[0].Key)
-	assert.Equal(t, string(text), userConfig+"\n[hooks.state."+tomlString(entries[0].Key)+"]\ntrusted_hash = "+tomlString(entries[0].Hash)+"\n")
+	assert.Equal(t, string(text), userConfig+"\n[hooks.state."+guard.QuoteTOML(entries[0].Key)+"]\ntrusted_hash = "+guard.QuoteTOML(entries[0].Hash)+"\n")
 	backup, err := os.ReadFile(config + BackupSuffix)
 	require.NoError(t, err)
 	assert.Equal(t, userConfig, string(backup))

@@ -288,7 +288,7 @@ const codexMCPHeader = "[mcp_servers." + MCPServerName + "]"
 // Codex runs no session-end hook of guard's, so the server releases its claims when
 // Codex goes (--release-on-exit).
 func codexMCPTable(prog string) []string {
-	return []string{codexMCPHeader, "command = " + tomlString(prog), `args = ["mcp", "--release-on-exit"]`,
+	return []string{codexMCPHeader, "command = " + guard.QuoteTOML(prog), `args = ["mcp", "--release-on-exit"]`,
 		`env_vars = ["GUARD_OWNER", "GUARD_HOST", "XDG_STATE_HOME"]`}
 }
 

@@ -58,26 +58,7 @@ func (c Classification) Publishes() bool { return c.Op != "" && !c.DryRun }
 func (c Classification) ConfigHint() string {
 	key := strings.Join(c.Words, " ")
 	return fmt.Sprintf("[publish.commands]\n%s = %q\n# operations: %s, %s, %s, or \"none\" for a command that publishes nothing",
-		tomlQuote(key), OpRegistryUpload, OpRegistryUpload, OpPublishRelease, OpVisibilityPublic)
-}
-
-// tomlQuote writes s as a TOML basic string.
-func tomlQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+		guard.QuoteTOML(key), OpRegistryUpload, OpRegistryUpload, OpPublishRelease, OpVisibilityPublic)
 }
 
 // OpNone, as the operation of a [publish.commands] entry, declares that the command

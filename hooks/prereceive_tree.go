@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -349,13 +348,12 @@ func (lt *lockTree) remove() {
 	}
 }
 
-// maxLockBlob bounds what is read of one lock-named blob: a lock file is a few lines,
-// and a pushed 1 GB file named LOCK.txt must not be read into the server's memory.
-const maxLockBlob = 1 << 20
+// maxLockBlob bounds what is read of one lock-named blob, and tooLarge stands in for
+// a larger one (held, fail closed): the bound and the stand-in every gate that reads
+// lock files from git uses.
+const maxLockBlob = guard.TreeLockBound
 
-// tooLarge stands in for a lock-named blob larger than maxLockBlob: not a lock guard
-// can read, so it is treated as held (fail closed).
-var tooLarge = []byte("this lock file is too large for guard to read\n")
+var tooLarge = guard.TooLargeLockBody
 
 // catBlobs reads blobs (each at most maxLockBlob bytes: batchCheck said so) with one
 // `git cat-file --batch` and returns their contents by object name.
@@ -378,24 +376,9 @@ func catBlobs(ctx context.Context, g gitrun.Git, oids []string) (map[string][]by
 	}
 	br := bufio.NewReader(bytes.NewReader(data))
 	for _, want := range small {
-		header, err := br.ReadString('\n')
+		body, err := gitrun.ReadBatchObject(br, want, maxLockBlob)
 		if err != nil {
-			return nil, fmt.Errorf("git cat-file --batch: %w", err)
-		}
-		f := strings.Fields(header)
-		if len(f) != 3 || f[0] != want {
-			return nil, fmt.Errorf("git cat-file --batch: unexpected answer %q for %s", strings.TrimSpace(header), want)
-		}
-		size, err := strconv.ParseInt(f[2], 10, 64)
-		if err != nil || size < 0 || size > maxLockBlob {
-			return nil, fmt.Errorf("git cat-file --batch: bad size in %q", strings.TrimSpace(header))
-		}
-		body := make([]byte, size)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return nil, fmt.Errorf("git cat-file --batch: reading %s: %w", want, err)
-		}
-		if _, err := br.Discard(1); err != nil { // the newline after the content
-			return nil, fmt.Errorf("git cat-file --batch: reading %s: %w", want, err)
+			return nil, err
 		}
 		out[want] = body
 	}

@@ -93,7 +93,7 @@ func GoneFiles(ctx context.Context, g Git, before []string, after string, paths 
 		if files[i].Large {
 			continue
 		}
-		body, err := readBatchObject(br, oids[n], max)
+		body, err := ReadBatchObject(br, oids[n], max)
 		if err != nil {
 			return nil, err
 		}
@@ -103,9 +103,9 @@ func GoneFiles(ctx context.Context, g Git, before []string, after string, paths 
 	return files, nil
 }
 
-// readBatchObject reads the next answer of `git cat-file --batch`, which must be
-// object want of at most max bytes.
-func readBatchObject(br *bufio.Reader, want string, max int64) ([]byte, error) {
+// ReadBatchObject reads the next answer of `git cat-file --batch` from br, which must
+// be object want, of at most max bytes; it returns the content.
+func ReadBatchObject(br *bufio.Reader, want string, max int64) ([]byte, error) {
 	header, err := br.ReadString('\n')
 	if err != nil {
 		return nil, fmt.Errorf("git cat-file --batch: %w", err)
